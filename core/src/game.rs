@@ -1,0 +1,179 @@
+//! The contract every game engine implements.
+//!
+//! An engine is a set of pure functions over its own `State`: time (`now`, epoch ms) and
+//! randomness ([`GameRng`]) come in as parameters, nothing reads a clock or does I/O. The room
+//! layer owns the generator and the version; the engine owns the rules.
+//!
+//! Guarantees every implementation gives (and its property tests check):
+//! - [`Game::apply`] either returns `Ok(events)` having changed the state, or `Err` having changed
+//!   nothing — neither the state nor the generator (a rejected action draws no random numbers).
+//! - Same options, same seed and same actions ⇒ the same state, bit for bit.
+//! - [`Game::view`] never contains the generator or any other hidden field.
+//! - The serialized `State` is the *stored* form: compact, with nothing that can be rebuilt from
+//!   what it keeps (the 바둑 board is replayed from the moves on decode).
+
+use std::fmt::Debug;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::rng::GameRng;
+
+/// Milliseconds since the Unix epoch. Every engine function that needs the time gets it as this.
+pub type Millis = u64;
+
+/// A player's id within a room: an opaque short string chosen by the room layer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PlayerId(pub String);
+
+impl PlayerId {
+    /// Wraps a string as a player id.
+    pub fn new(id: impl Into<String>) -> Self {
+        PlayerId(id.into())
+    }
+
+    /// The id as a string slice.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for PlayerId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The people a game starts with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lineup {
+    /// Players in seat order: `players[i]` sits in seat `i` (team games use seat parity).
+    pub players: Vec<PlayerId>,
+    /// The room's host (some options, like 바둑 `colorAssignment: hostBlack`, refer to them).
+    pub host: PlayerId,
+}
+
+/// Who is acting: the player themself, or the system acting for them because their deadline
+/// passed (or they were disconnected past the grace period).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Actor<'a> {
+    /// The player sent this action.
+    Player(&'a PlayerId),
+    /// The room layer fires the action [`Game::on_timeout`] chose for this player.
+    Timeout(&'a PlayerId),
+}
+
+impl<'a> Actor<'a> {
+    /// The player the action is for.
+    pub fn id(&self) -> &'a PlayerId {
+        match *self {
+            Actor::Player(p) | Actor::Timeout(p) => p,
+        }
+    }
+
+    /// Whether the system is acting on the player's behalf.
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, Actor::Timeout(_))
+    }
+}
+
+/// A rule violation: a stable machine code plus the Korean message of the spec (its `Display`).
+pub trait RuleError: std::error::Error + Clone + PartialEq + Send + Sync + 'static {
+    /// Stable machine code, e.g. `NOT_YOUR_TURN`, `SUPERKO`.
+    fn code(&self) -> &'static str;
+}
+
+/// Options that cannot be played: names the field and says why, in Korean.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("{field}: {message}")]
+pub struct OptionsError {
+    /// The offending option's key as clients send it, e.g. `mode` or `timeControl.mainSec`.
+    pub field: String,
+    /// Why, in Korean, e.g. "팀전은 4·6·8명만 할 수 있어요."
+    pub message: String,
+}
+
+impl OptionsError {
+    /// An error about `field`.
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        OptionsError {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The stable machine code of every options error.
+    pub const CODE: &'static str = "INVALID_OPTIONS";
+}
+
+/// One game's rules. Implementations are zero-sized markers (`Yut`, `Baduk`); all functions are
+/// associated, all data lives in `State`.
+pub trait Game {
+    /// The game's name in the API (`"yut"`, `"baduk"`).
+    const NAME: &'static str;
+
+    /// Room options as clients send them (camelCase, unknown fields rejected, missing ones default).
+    type Options: Serialize + DeserializeOwned + Clone + Default + PartialEq + Debug;
+    /// The whole game state; its serialized form is the stored form.
+    type State: Serialize + DeserializeOwned + Clone + PartialEq + Debug;
+    /// A player's action, tagged by `type` with the spec's names.
+    type Action: Serialize + DeserializeOwned + Clone + PartialEq + Debug;
+    /// What happened, for clients to animate; tagged by `type` with the spec's names.
+    type Event: Serialize + Clone + PartialEq + Debug;
+    /// What one viewer may see (spec §8.3).
+    type View: Serialize;
+    /// The final result (spec §8.6).
+    type Outcome: Serialize + Clone + PartialEq + Debug;
+    /// Why an action was refused.
+    type Error: RuleError;
+
+    /// Checks the option values and their combinations. With `players = Some(n)` it also checks
+    /// that `n` people can play with these options; with `None` only what does not depend on the
+    /// head count (a lobby that is still filling up).
+    fn validate_options(
+        options: &Self::Options,
+        players: Option<usize>,
+    ) -> Result<(), OptionsError>;
+
+    /// The largest number of players these options allow (a lobby is full at this count).
+    fn max_players(options: &Self::Options) -> usize;
+
+    /// Starts a game: validates the options for the lineup, then draws whatever setup draws.
+    fn setup(
+        lineup: &Lineup,
+        options: &Self::Options,
+        rng: &mut GameRng,
+        now: Millis,
+    ) -> Result<Self::State, OptionsError>;
+
+    /// Applies one action. On `Err` nothing changed, neither `state` nor `rng`.
+    fn apply(
+        state: &mut Self::State,
+        actor: Actor<'_>,
+        action: &Self::Action,
+        rng: &mut GameRng,
+        now: Millis,
+    ) -> Result<Vec<Self::Event>, Self::Error>;
+
+    /// The state as `viewer` may see it (`None`: a spectator).
+    fn view(state: &Self::State, viewer: Option<&PlayerId>) -> Self::View;
+
+    /// When the next timeout fires, if any action is awaited under a time limit.
+    fn deadline(state: &Self::State) -> Option<Millis>;
+
+    /// The players whose action is awaited now (the one to move; both unagreed players while
+    /// 바둑 is scoring). Empty when the game is over.
+    fn active_players(state: &Self::State) -> Vec<PlayerId>;
+
+    /// How long an active player may stay disconnected before the room fires their timeout early
+    /// (`None`: disconnection changes nothing).
+    fn disconnect_grace(state: &Self::State) -> Option<Millis>;
+
+    /// The action the system takes for `player` when their deadline passes at `now`, to be applied
+    /// with [`Actor::Timeout`]. `None` if nothing is awaited from them.
+    fn on_timeout(state: &Self::State, player: &PlayerId, now: Millis) -> Option<Self::Action>;
+
+    /// The result once the game is over.
+    fn result(state: &Self::State) -> Option<Self::Outcome>;
+}

@@ -1,0 +1,18 @@
+//! Madang core: the pure heart of the game-room server.
+//!
+//! Nothing here does I/O, reads a clock or spawns a task: time arrives as `now` (epoch ms) and
+//! randomness as a [`GameRng`] that the caller stores with the room.
+//!
+//! - [`game`]: the [`Game`] contract every engine implements (options, setup, apply, view,
+//!   deadline, timeouts, result) and the shared vocabulary (`PlayerId`, `Actor`, `Millis`).
+//! - [`rng`]: the seeded, serializable ChaCha generator.
+//! - [`yut`]: 윷놀이 (`spec/yut.md`).
+//! - [`baduk`]: 바둑 (`spec/baduk.md`).
+
+pub mod baduk;
+pub mod game;
+pub mod rng;
+pub mod yut;
+
+pub use game::{Actor, Game, Lineup, Millis, OptionsError, PlayerId, RuleError};
+pub use rng::GameRng;
