@@ -176,4 +176,16 @@ pub trait Game {
 
     /// The result once the game is over.
     fn result(state: &Self::State) -> Option<Self::Outcome>;
+
+    /// The action that takes `player` out of a running game when they leave the room (윷놀이
+    /// `CONCEDE`, 바둑 `resign`), applied as their own action. `None`: leaving changes nothing.
+    fn forfeit(state: &Self::State, player: &PlayerId) -> Option<Self::Action>;
+
+    /// The team of the player in `seat` under these options (`None`: every player is their own
+    /// side).
+    fn team_of(options: &Self::Options, seat: usize) -> Option<u8>;
+
+    /// The chosen rules in one Korean line, shown in every room view (spec yut §12), e.g.
+    /// "개인전 · 말 4개 · 빽도 사용 · 참먹이를 지나야 남".
+    fn rule_summary(options: &Self::Options) -> String;
 }

@@ -6,12 +6,14 @@
 //! - [`game`]: the [`Game`] contract every engine implements (options, setup, apply, view,
 //!   deadline, timeouts, result) and the shared vocabulary (`PlayerId`, `Actor`, `Millis`).
 //! - [`rng`]: the seeded, serializable ChaCha generator.
+//! - [`room`]: the room around a game: lobby, seats, version, catch-up of timeouts, views.
 //! - [`yut`]: 윷놀이 (`spec/yut.md`).
 //! - [`baduk`]: 바둑 (`spec/baduk.md`).
 
 pub mod baduk;
 pub mod game;
 pub mod rng;
+pub mod room;
 pub mod yut;
 
 pub use game::{Actor, Game, Lineup, Millis, OptionsError, PlayerId, RuleError};

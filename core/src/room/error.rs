@@ -1,0 +1,93 @@
+//! Why the room layer refuses a request.
+
+use crate::game::OptionsError;
+
+/// How a [`RoomError`] should be reported: the HTTP layer maps each kind to one status code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The request is malformed (unknown action type, bad payload): 400.
+    Malformed,
+    /// The caller may not do this (not the host, a spectator, a removed player): 403.
+    Forbidden,
+    /// Legal JSON, but the rules of the lobby or the game refuse it: 422.
+    Illegal,
+}
+
+/// A refused lobby or game action. `Display` is the Korean message shown to players.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum RoomError {
+    /// The action JSON does not describe an action of this game.
+    #[error("알 수 없는 행동이에요: {0}")]
+    BadAction(String),
+    /// Only the host may do this.
+    #[error("방장만 할 수 있어요.")]
+    NotHost,
+    /// The caller has no seat in this room (a spectator, or kicked).
+    #[error("이 방의 참가자가 아니에요.")]
+    NotAPlayer,
+    /// The named player is not in the room.
+    #[error("그런 참가자가 없어요.")]
+    UnknownPlayer,
+    /// The lobby is full for these options.
+    #[error("방이 가득 찼어요.")]
+    RoomFull,
+    /// The game has started; the lobby can no longer change.
+    #[error("이미 게임이 시작됐어요.")]
+    AlreadyStarted,
+    /// The game has not started yet.
+    #[error("아직 게임이 시작되지 않았어요.")]
+    NotStarted,
+    /// The game is over.
+    #[error("게임이 끝났어요.")]
+    GameOver,
+    /// A seat number outside the lobby.
+    #[error("그 자리는 없어요.")]
+    BadSeat,
+    /// The host tried to kick themself.
+    #[error("자기 자신은 내보낼 수 없어요.")]
+    CannotKickSelf,
+    /// The options are not playable (names the field).
+    #[error("{0}")]
+    InvalidOptions(OptionsError),
+    /// The game's rules refuse the action: the engine's code and Korean message.
+    #[error("{message}")]
+    Rule {
+        /// The engine's stable code, e.g. `NOT_YOUR_TURN`.
+        code: &'static str,
+        /// The engine's Korean message.
+        message: String,
+    },
+    /// An `Idempotency-Key` was reused with a different request body.
+    #[error("같은 Idempotency-Key로 다른 요청을 보낼 수 없어요.")]
+    IdempotencyKeyReused,
+}
+
+impl RoomError {
+    /// The stable machine code clients switch on.
+    pub fn code(&self) -> &'static str {
+        match self {
+            RoomError::BadAction(_) => "BAD_ACTION",
+            RoomError::NotHost => "NOT_HOST",
+            RoomError::NotAPlayer => "NOT_A_PLAYER",
+            RoomError::UnknownPlayer => "UNKNOWN_PLAYER",
+            RoomError::RoomFull => "ROOM_FULL",
+            RoomError::AlreadyStarted => "ALREADY_STARTED",
+            RoomError::NotStarted => "NOT_STARTED",
+            RoomError::GameOver => "GAME_OVER",
+            RoomError::BadSeat => "BAD_SEAT",
+            RoomError::CannotKickSelf => "CANNOT_KICK_SELF",
+            RoomError::InvalidOptions(_) => OptionsError::CODE,
+            RoomError::Rule { code, .. } => code,
+            RoomError::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
+        }
+    }
+
+    /// How the HTTP layer reports it.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            RoomError::BadAction(_) => ErrorKind::Malformed,
+            RoomError::NotHost | RoomError::NotAPlayer => ErrorKind::Forbidden,
+            _ => ErrorKind::Illegal,
+        }
+    }
+}

@@ -1,0 +1,412 @@
+//! A game room: the lobby around a game, its version, its players' token hashes and the
+//! bookkeeping that makes a stateless server safe.
+//!
+//! Every accepted change — a lobby action, a game action, a timeout fired on someone's behalf —
+//! bumps [`Room::version`] by exactly one (the spec's `turnSeq`). The store writes a room only if
+//! its version is still the one that was loaded, so two racing requests never both land.
+//!
+//! A request works on a room in one straight line: [`Room::catch_up`] fires every overdue timeout
+//! (each at its own deadline, so the outcome is the same as if a timer had fired on time), then
+//! [`Room::act`] applies the caller's action, then the caller saves and renders a [`RoomView`].
+//! A refused action leaves the room exactly as it was.
+
+mod error;
+mod lobby;
+mod view;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+pub use error::{ErrorKind, RoomError};
+pub use lobby::{LobbyAction, LobbyEvent, RoomAction, RoomEvent};
+pub use view::{PlayerView, RoomView, Status};
+
+use crate::game::{Actor, Game, Millis, PlayerId, RuleError};
+use crate::rng::GameRng;
+
+/// A player whose last request is older than this counts as disconnected. Clients long-poll for
+/// up to 25 s, so a connected client is never silent for longer than that plus a round trip.
+pub const PRESENCE_WINDOW_MS: Millis = 45_000;
+
+/// How many answers a room remembers for `Idempotency-Key` retries.
+pub const REMEMBERED_ANSWERS: usize = 3;
+
+/// Finished rooms are kept this long, then the store may drop them.
+pub const FINISHED_TTL_MS: Millis = 7 * 24 * 3600 * 1000;
+/// Lobbies that never start are kept this long.
+pub const LOBBY_TTL_MS: Millis = 24 * 3600 * 1000;
+/// A running game nobody touches for this long is abandoned.
+pub const PLAYING_TTL_MS: Millis = 30 * 24 * 3600 * 1000;
+
+/// Catch-up never fires more than this many timeouts in one go: a bound on the work a single
+/// request can do, even for a room left alone for weeks (the rest fires on the next load).
+const MAX_TIMEOUTS_PER_CATCH_UP: usize = 1_000;
+
+/// When each player was last seen (epoch ms), kept by the store outside the versioned room so
+/// that polling never costs a versioned write.
+pub type Presence = BTreeMap<PlayerId, Millis>;
+
+/// The hash of a bearer token: tokens are shown once and stored only as this.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenHash(pub [u8; 16]);
+
+impl TokenHash {
+    /// Hashes a token (SHA-256, first 128 bits: plenty for random 128-bit tokens, half the bytes
+    /// in every stored room).
+    pub fn of(token: &str) -> Self {
+        let digest = Sha256::digest(token.as_bytes());
+        let mut out = [0u8; 16];
+        out.copy_from_slice(&digest[..16]);
+        TokenHash(out)
+    }
+}
+
+/// A person with a seat in the room.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Member {
+    /// Room-scoped id, shown to everyone.
+    pub id: PlayerId,
+    /// Display name.
+    pub name: String,
+    /// Hash of the member's bearer token.
+    pub token: TokenHash,
+    /// When they joined (counts as "last seen" until they poll).
+    pub joined_at: Millis,
+    /// They left a running game: the seat stays (the game knows it), the token no longer works.
+    pub left: bool,
+}
+
+/// The first answer to a request that carried an `Idempotency-Key`, kept so that a retry gets
+/// the same answer instead of acting twice. Keys and bodies are stored as hashes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    /// Hash of the caller's player id and the key.
+    pub key: u64,
+    /// Hash of the request body, to refuse a key reused for a different request.
+    pub body: u64,
+    /// The version the request produced.
+    pub version: u64,
+    /// The events of that answer, as JSON.
+    pub events: String,
+}
+
+/// A room of game `G`. (`Clone`, `PartialEq` and `Debug` are written out below: derives would
+/// demand them of the zero-sized game marker too.)
+#[derive(Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct Room<G: Game> {
+    /// Unguessable room id.
+    pub id: String,
+    /// Grows by one on every accepted change.
+    pub version: u64,
+    /// The host: may change options, seats, kick, start.
+    pub host: PlayerId,
+    /// Members in seat order: `seats[i]` sits in seat `i`.
+    pub seats: Vec<Member>,
+    /// The game's options (validated by the game whenever they change).
+    pub options: G::Options,
+    /// The running or finished game; `None` in the lobby.
+    pub game: Option<G::State>,
+    /// The room's generator; never shown to anyone.
+    pub rng: GameRng,
+    /// When the room was created.
+    pub created_at: Millis,
+    /// When the last change was accepted.
+    pub updated_at: Millis,
+    /// Number for the next player id (`p1`, `p2`, …).
+    pub next_player_no: u32,
+    /// Recent first answers for `Idempotency-Key` retries, oldest first.
+    pub answers: Vec<Answer>,
+}
+
+impl<G: Game> Clone for Room<G> {
+    fn clone(&self) -> Self {
+        Room {
+            id: self.id.clone(),
+            version: self.version,
+            host: self.host.clone(),
+            seats: self.seats.clone(),
+            options: self.options.clone(),
+            game: self.game.clone(),
+            rng: self.rng.clone(),
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            next_player_no: self.next_player_no,
+            answers: self.answers.clone(),
+        }
+    }
+}
+
+impl<G: Game> PartialEq for Room<G> {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+            && self.version == other.version
+            && self.host == other.host
+            && self.seats == other.seats
+            && self.options == other.options
+            && self.game == other.game
+            && self.rng == other.rng
+            && self.created_at == other.created_at
+            && self.updated_at == other.updated_at
+            && self.next_player_no == other.next_player_no
+            && self.answers == other.answers
+    }
+}
+
+impl<G: Game> std::fmt::Debug for Room<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Room")
+            .field("id", &self.id)
+            .field("game", &G::NAME)
+            .field("version", &self.version)
+            .field("host", &self.host)
+            .field("seats", &self.seats)
+            .field("options", &self.options)
+            .field("state", &self.game)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<G: Game> Room<G> {
+    /// Opens a lobby with its creator as host in seat 0.
+    pub fn create(
+        id: String,
+        host_name: String,
+        host_token: TokenHash,
+        options: G::Options,
+        rng: GameRng,
+        now: Millis,
+    ) -> Result<(Self, PlayerId), RoomError> {
+        G::validate_options(&options, None).map_err(RoomError::InvalidOptions)?;
+        let mut room = Room {
+            id,
+            version: 0,
+            host: PlayerId::new("p1"),
+            seats: Vec::new(),
+            options,
+            game: None,
+            rng,
+            created_at: now,
+            updated_at: now,
+            next_player_no: 1,
+            answers: Vec::new(),
+        };
+        let host = room.seat_new_member(host_name, host_token, now);
+        room.host = host.clone();
+        room.version = 1;
+        Ok((room, host))
+    }
+
+    /// Where the room is in its life.
+    pub fn status(&self) -> Status {
+        match &self.game {
+            None => Status::Lobby,
+            Some(state) if G::result(state).is_some() => Status::Finished,
+            Some(_) => Status::Playing,
+        }
+    }
+
+    /// The member a token belongs to, if any (members who left a game no longer authenticate).
+    pub fn authenticate(&self, token: &TokenHash) -> Option<&PlayerId> {
+        self.seats
+            .iter()
+            .find(|m| !m.left && m.token == *token)
+            .map(|m| &m.id)
+    }
+
+    /// The seated member with this id.
+    pub fn member(&self, id: &PlayerId) -> Option<&Member> {
+        self.seats.iter().find(|m| &m.id == id)
+    }
+
+    /// Takes a new player into the lobby, in the next free seat.
+    pub fn join(
+        &mut self,
+        name: String,
+        token: TokenHash,
+        now: Millis,
+    ) -> Result<PlayerId, RoomError> {
+        if self.game.is_some() {
+            return Err(RoomError::AlreadyStarted);
+        }
+        if self.seats.len() >= G::max_players(&self.options) {
+            return Err(RoomError::RoomFull);
+        }
+        let id = self.seat_new_member(name, token, now);
+        self.accept(now);
+        Ok(id)
+    }
+
+    fn seat_new_member(&mut self, name: String, token: TokenHash, now: Millis) -> PlayerId {
+        let id = PlayerId::new(format!("p{}", self.next_player_no));
+        self.next_player_no += 1;
+        self.seats.push(Member {
+            id: id.clone(),
+            name,
+            token,
+            joined_at: now,
+            left: false,
+        });
+        id
+    }
+
+    /// Records an accepted change.
+    fn accept(&mut self, now: Millis) {
+        self.version += 1;
+        self.updated_at = self.updated_at.max(now);
+    }
+
+    /// Whether `player` counts as connected at `now`.
+    pub fn is_connected(&self, player: &PlayerId, presence: &Presence, now: Millis) -> bool {
+        self.last_seen(player, presence)
+            .is_some_and(|seen| seen + PRESENCE_WINDOW_MS >= now)
+    }
+
+    fn last_seen(&self, player: &PlayerId, presence: &Presence) -> Option<Millis> {
+        let member = self.member(player)?;
+        if member.left {
+            return None;
+        }
+        Some(
+            presence
+                .get(player)
+                .copied()
+                .unwrap_or(0)
+                .max(member.joined_at),
+        )
+    }
+
+    /// When `player`'s timeout fires: the game's own deadline, or earlier when they are
+    /// disconnected — a grace period after they dropped (or after their turn began, whichever
+    /// is later), so a vanished player never holds the table for a whole main time.
+    fn timeout_at(
+        &self,
+        state: &G::State,
+        player: &PlayerId,
+        presence: &Presence,
+    ) -> Option<Millis> {
+        let deadline = G::deadline(state);
+        let dropped = match self.last_seen(player, presence) {
+            Some(seen) => seen + PRESENCE_WINDOW_MS,
+            // Left the room: they are gone for good.
+            None => self.updated_at,
+        };
+        let early = G::disconnect_grace(state).map(|grace| dropped.max(self.updated_at) + grace);
+        match (deadline, early) {
+            (Some(d), Some(e)) => Some(d.min(e)),
+            (d, e) => d.or(e),
+        }
+    }
+
+    /// The next moment a timeout fires, with the player it fires for.
+    fn next_timeout(&self, presence: &Presence) -> Option<(Millis, PlayerId)> {
+        let state = self.game.as_ref()?;
+        if G::result(state).is_some() {
+            return None;
+        }
+        G::active_players(state)
+            .into_iter()
+            .filter_map(|p| self.timeout_at(state, &p, presence).map(|at| (at, p)))
+            .min()
+    }
+
+    /// When the next timeout fires (what the sweeper indexes), if any.
+    pub fn due_at(&self, presence: &Presence) -> Option<Millis> {
+        self.next_timeout(presence).map(|(at, _)| at)
+    }
+
+    /// Fires every timeout that is due at `now`, oldest first, each at its own deadline. Each
+    /// fired timeout is an accepted change (version + 1). Returns what happened.
+    pub fn catch_up(&mut self, now: Millis, presence: &Presence) -> Vec<G::Event> {
+        let mut events = Vec::new();
+        for _ in 0..MAX_TIMEOUTS_PER_CATCH_UP {
+            let Some((at, player)) = self.next_timeout(presence) else {
+                break;
+            };
+            if at > now {
+                break;
+            }
+            let Some(state) = self.game.as_mut() else {
+                break;
+            };
+            let Some(action) = G::on_timeout(state, &player, at) else {
+                break;
+            };
+            match G::apply(state, Actor::Timeout(&player), &action, &mut self.rng, at) {
+                Ok(mut fired) => {
+                    events.append(&mut fired);
+                    self.accept(at);
+                }
+                // The engine chose an action it then refused: a bug in the engine. Stop rather
+                // than spin; the room stays as it was before this timeout.
+                Err(_) => break,
+            }
+        }
+        events
+    }
+
+    /// Applies one action of `player` at `now`. On `Err` the room is unchanged.
+    pub fn act(
+        &mut self,
+        player: &PlayerId,
+        action: RoomAction<G>,
+        now: Millis,
+    ) -> Result<Vec<RoomEvent<G>>, RoomError> {
+        if self.member(player).is_none_or(|m| m.left) {
+            return Err(RoomError::NotAPlayer);
+        }
+        let events = match action {
+            RoomAction::Lobby(lobby) => self.act_lobby(player, lobby, now)?,
+            RoomAction::Game(action) => {
+                let state = self.game.as_mut().ok_or(RoomError::NotStarted)?;
+                G::apply(state, Actor::Player(player), &action, &mut self.rng, now)
+                    .map_err(rule_error)?
+                    .into_iter()
+                    .map(RoomEvent::Game)
+                    .collect()
+            }
+        };
+        self.accept(now);
+        Ok(events)
+    }
+
+    /// The earlier answer to this `Idempotency-Key`, if the same request was already accepted.
+    /// A key reused for a different body is an error.
+    pub fn recall(&self, key: u64, body: u64) -> Result<Option<&Answer>, RoomError> {
+        match self.answers.iter().find(|a| a.key == key) {
+            Some(a) if a.body == body => Ok(Some(a)),
+            Some(_) => Err(RoomError::IdempotencyKeyReused),
+            None => Ok(None),
+        }
+    }
+
+    /// Remembers the answer to a keyed request (saved with the change it answers, so a retry
+    /// can never act twice).
+    pub fn remember(&mut self, answer: Answer) {
+        self.answers.push(answer);
+        let excess = self.answers.len().saturating_sub(REMEMBERED_ANSWERS);
+        self.answers.drain(..excess);
+    }
+
+    /// When the store may forget this room (epoch ms).
+    pub fn expires_at(&self) -> Millis {
+        self.updated_at
+            + match self.status() {
+                Status::Lobby => LOBBY_TTL_MS,
+                Status::Playing => PLAYING_TTL_MS,
+                Status::Finished => FINISHED_TTL_MS,
+            }
+    }
+}
+
+fn rule_error<E: RuleError>(e: E) -> RoomError {
+    RoomError::Rule {
+        code: e.code(),
+        message: e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

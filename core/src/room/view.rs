@@ -1,0 +1,104 @@
+//! What a viewer sees of a room: the API's `room` object.
+
+use serde::Serialize;
+
+use super::{Presence, Room};
+use crate::game::{Game, Millis, PlayerId};
+
+/// Where a room is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Status {
+    /// Filling seats; options can change.
+    Lobby,
+    /// The game runs.
+    Playing,
+    /// The game is over; `result` is set.
+    Finished,
+}
+
+/// One seated player as everyone sees them (no token hash, ever).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlayerView {
+    /// Room-scoped id.
+    pub id: PlayerId,
+    /// Display name.
+    pub name: String,
+    /// Seat number.
+    pub seat: usize,
+    /// Team (seat parity in team games), or `null`.
+    pub team: Option<u8>,
+    /// Whether they were seen within the presence window.
+    pub connected: bool,
+    /// Whether they left a running game.
+    pub left: bool,
+}
+
+/// The `room` object of the API: the same shape for every game; `state` and `result` are the
+/// game's own view and result.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase", bound = "")]
+pub struct RoomView<'a, G: Game> {
+    /// Room id.
+    pub room_id: &'a str,
+    /// `"yut"` or `"baduk"`.
+    pub game: &'static str,
+    /// The room's version (also the `ETag`).
+    pub version: u64,
+    /// Lobby, playing or finished.
+    pub status: Status,
+    /// The host's id.
+    pub host_id: &'a PlayerId,
+    /// The options in force.
+    pub options: &'a G::Options,
+    /// The options in one Korean line.
+    pub rule_summary: String,
+    /// Seated players.
+    pub players: Vec<PlayerView>,
+    /// The viewer's player id, or `null` for a spectator.
+    pub you: Option<&'a PlayerId>,
+    /// When the next timeout fires, or `null`.
+    pub deadline_at: Option<Millis>,
+    /// The game's view for this viewer (`null` in the lobby).
+    pub state: Option<G::View>,
+    /// The game's result once finished.
+    pub result: Option<G::Outcome>,
+}
+
+impl<G: Game> Room<G> {
+    /// The room as `viewer` (`None`: a spectator) may see it at `now`.
+    pub fn view<'a>(
+        &'a self,
+        viewer: Option<&'a PlayerId>,
+        presence: &Presence,
+        now: Millis,
+    ) -> RoomView<'a, G> {
+        RoomView {
+            room_id: &self.id,
+            game: G::NAME,
+            version: self.version,
+            status: self.status(),
+            host_id: &self.host,
+            options: &self.options,
+            rule_summary: G::rule_summary(&self.options),
+            players: self
+                .seats
+                .iter()
+                .enumerate()
+                .map(|(seat, m)| PlayerView {
+                    id: m.id.clone(),
+                    name: m.name.clone(),
+                    seat,
+                    team: G::team_of(&self.options, seat),
+                    connected: self.is_connected(&m.id, presence, now),
+                    left: m.left,
+                })
+                .collect(),
+            you: viewer,
+            deadline_at: self.due_at(presence),
+            state: self.game.as_ref().map(|s| G::view(s, viewer)),
+            result: self.game.as_ref().and_then(G::result),
+        }
+    }
+}
