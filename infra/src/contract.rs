@@ -1,0 +1,319 @@
+//! The contract every [`RoomStore`] must keep, as a test suite any adapter runs against a real
+//! instance: `madang_infra::contract::run(Arc::new(store)).await`.
+//!
+//! Each check uses fresh room ids, so the suite can share a database with other tests.
+
+// A test suite: failing loudly is its job.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use madang_core::Millis;
+
+use crate::store::{RoomStore, StoreError, StoredRoom};
+
+/// A time in the future of every test run, so nothing the suite creates has expired.
+const NOW: Millis = 4_000_000_000_000;
+
+/// A room id no other run uses.
+pub fn fresh_id(tag: &str) -> String {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("{tag}-{nanos:x}-{}", N.fetch_add(1, Ordering::Relaxed))
+}
+
+/// A room record for the checks.
+pub fn sample(id: &str, version: u64, due: Option<Millis>) -> StoredRoom {
+    StoredRoom {
+        id: id.to_owned(),
+        version,
+        body: format!("body of {id} at {version}").into_bytes(),
+        due,
+        expires_at: NOW + 86_400_000,
+        presence: BTreeMap::from([("p1".to_owned(), NOW)]),
+        indexed_due: None,
+    }
+}
+
+/// Runs every check; panics with the name of the first one that fails.
+pub async fn run<S: RoomStore>(store: Arc<S>) {
+    create_then_load_returns_the_room(&*store).await;
+    a_second_create_with_the_same_id_fails(&*store).await;
+    loading_an_unknown_room_is_not_found(&*store).await;
+    an_expired_room_reads_as_gone(&*store).await;
+    a_save_on_the_loaded_version_lands(&*store).await;
+    a_stale_save_is_a_version_conflict_and_changes_nothing(&*store).await;
+    racing_saves_on_one_version_have_exactly_one_winner(store.clone()).await;
+    due_rooms_lists_only_overdue_rooms_earliest_first(&*store).await;
+    reindex_moves_the_due_time_without_a_new_version(&*store).await;
+    touch_records_presence_without_a_new_version(&*store).await;
+    wait_for_change_returns_at_once_when_already_newer(&*store).await;
+    wait_for_change_times_out_when_nothing_changes(&*store).await;
+    wait_for_change_wakes_when_the_room_is_saved(store).await;
+}
+
+async fn create_then_load_returns_the_room<S: RoomStore>(store: &S) {
+    let id = fresh_id("create");
+    let room = sample(&id, 1, Some(NOW + 5_000));
+    store.create(&room).await.expect("create");
+    let loaded = store.load(&id, NOW).await.expect("load");
+    assert_eq!(
+        (
+            loaded.version,
+            &loaded.body,
+            loaded.due,
+            loaded.expires_at,
+            &loaded.presence
+        ),
+        (1, &room.body, room.due, room.expires_at, &room.presence),
+        "create_then_load_returns_the_room"
+    );
+}
+
+async fn a_second_create_with_the_same_id_fails<S: RoomStore>(store: &S) {
+    let id = fresh_id("dup");
+    store.create(&sample(&id, 1, None)).await.expect("create");
+    let again = store.create(&sample(&id, 7, None)).await;
+    assert!(
+        matches!(again, Err(StoreError::AlreadyExists)),
+        "a_second_create_with_the_same_id_fails: {again:?}"
+    );
+    assert_eq!(store.load(&id, NOW).await.expect("load").version, 1);
+}
+
+async fn loading_an_unknown_room_is_not_found<S: RoomStore>(store: &S) {
+    let got = store.load(&fresh_id("nobody"), NOW).await;
+    assert!(
+        matches!(got, Err(StoreError::NotFound)),
+        "loading_an_unknown_room_is_not_found: {got:?}"
+    );
+}
+
+async fn an_expired_room_reads_as_gone<S: RoomStore>(store: &S) {
+    let id = fresh_id("expired");
+    let mut room = sample(&id, 1, None);
+    room.expires_at = NOW - 1;
+    store.create(&room).await.expect("create");
+    let got = store.load(&id, NOW).await;
+    assert!(
+        matches!(got, Err(StoreError::NotFound)),
+        "an_expired_room_reads_as_gone: {got:?}"
+    );
+}
+
+async fn a_save_on_the_loaded_version_lands<S: RoomStore>(store: &S) {
+    let id = fresh_id("save");
+    store.create(&sample(&id, 1, None)).await.expect("create");
+    let next = sample(&id, 2, Some(NOW + 1));
+    store
+        .save_if_version(&next, 1)
+        .await
+        .expect("a_save_on_the_loaded_version_lands");
+    let loaded = store.load(&id, NOW).await.expect("load");
+    assert_eq!(
+        (loaded.version, loaded.body, loaded.due),
+        (2, next.body, next.due)
+    );
+}
+
+async fn a_stale_save_is_a_version_conflict_and_changes_nothing<S: RoomStore>(store: &S) {
+    let id = fresh_id("stale");
+    store.create(&sample(&id, 1, None)).await.expect("create");
+    store
+        .save_if_version(&sample(&id, 2, None), 1)
+        .await
+        .expect("save");
+    let stale = store.save_if_version(&sample(&id, 2, Some(NOW)), 1).await;
+    match stale {
+        Err(StoreError::VersionConflict { current }) => {
+            if let Some(current) = current {
+                assert_eq!(current.version, 2, "the conflict carries the current room");
+            }
+        }
+        other => panic!("a_stale_save_is_a_version_conflict_and_changes_nothing: {other:?}"),
+    }
+    let loaded = store.load(&id, NOW).await.expect("load");
+    assert_eq!((loaded.version, loaded.due), (2, None));
+}
+
+async fn racing_saves_on_one_version_have_exactly_one_winner<S: RoomStore>(store: Arc<S>) {
+    let id = fresh_id("race");
+    store.create(&sample(&id, 1, None)).await.expect("create");
+    let tasks: Vec<_> = (0..32)
+        .map(|i| {
+            let store = store.clone();
+            let id = id.clone();
+            tokio::spawn(async move {
+                let mut room = sample(&id, 2, None);
+                room.body = format!("writer {i}").into_bytes();
+                store.save_if_version(&room, 1).await.map(|()| room.body)
+            })
+        })
+        .collect();
+    let mut winners = Vec::new();
+    for task in tasks {
+        match task.await.expect("join") {
+            Ok(body) => winners.push(body),
+            Err(StoreError::VersionConflict { .. }) => {}
+            Err(e) => panic!("racing_saves_on_one_version_have_exactly_one_winner: {e}"),
+        }
+    }
+    assert_eq!(
+        winners.len(),
+        1,
+        "racing_saves_on_one_version_have_exactly_one_winner"
+    );
+    assert_eq!(store.load(&id, NOW).await.expect("load").body, winners[0]);
+}
+
+async fn due_rooms_lists_only_overdue_rooms_earliest_first<S: RoomStore>(store: &S) {
+    // Times far in the past of NOW but unique to this run, so rooms of other runs sharing the
+    // database cannot interleave with them.
+    let base = (SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0) as u64)
+        * 4;
+    let (late, early, future, never) = (
+        fresh_id("due-late"),
+        fresh_id("due-early"),
+        fresh_id("due-future"),
+        fresh_id("due-never"),
+    );
+    store
+        .create(&sample(&late, 1, Some(base + 20)))
+        .await
+        .expect("create");
+    store
+        .create(&sample(&early, 1, Some(base + 10)))
+        .await
+        .expect("create");
+    store
+        .create(&sample(&future, 1, Some(base + 1_000_000)))
+        .await
+        .expect("create");
+    store
+        .create(&sample(&never, 1, None))
+        .await
+        .expect("create");
+    let due = store.due_rooms(base + 30, 10_000).await.expect("due_rooms");
+    let ours: Vec<_> = due
+        .iter()
+        .filter(|id| [&late, &early, &future, &never].contains(id))
+        .collect();
+    assert_eq!(
+        ours,
+        [&early, &late],
+        "due_rooms_lists_only_overdue_rooms_earliest_first"
+    );
+    let one = store.due_rooms(base + 30, 1).await.expect("due_rooms");
+    assert_eq!(one.len(), 1, "due_rooms respects the limit");
+    // A save that clears the due time takes the room out of the index.
+    store
+        .save_if_version(&sample(&early, 2, None), 1)
+        .await
+        .expect("save");
+    let due = store.due_rooms(base + 30, 10_000).await.expect("due_rooms");
+    assert!(
+        !due.contains(&early) && due.contains(&late),
+        "a room without a due time is not listed"
+    );
+}
+
+async fn reindex_moves_the_due_time_without_a_new_version<S: RoomStore>(store: &S) {
+    let id = fresh_id("reindex");
+    store
+        .create(&sample(&id, 3, Some(NOW - 5)))
+        .await
+        .expect("create");
+    store
+        .reindex(&id, 3, Some(NOW + 60_000))
+        .await
+        .expect("reindex");
+    let loaded = store.load(&id, NOW).await.expect("load");
+    assert_eq!(
+        loaded.version, 3,
+        "reindex_moves_the_due_time_without_a_new_version"
+    );
+    assert!(
+        !store
+            .due_rooms(NOW, 10_000)
+            .await
+            .expect("due")
+            .contains(&id)
+    );
+    let stale = store.reindex(&id, 2, Some(NOW)).await;
+    assert!(
+        matches!(stale, Err(StoreError::VersionConflict { .. })),
+        "a stale reindex is refused: {stale:?}"
+    );
+}
+
+async fn touch_records_presence_without_a_new_version<S: RoomStore>(store: &S) {
+    let id = fresh_id("touch");
+    store.create(&sample(&id, 1, None)).await.expect("create");
+    store.touch(&id, "p2", NOW + 10).await.expect("touch");
+    store.touch(&id, "p1", NOW + 20).await.expect("touch");
+    store
+        .save_if_version(&sample(&id, 2, None), 1)
+        .await
+        .expect("save keeps presence");
+    let loaded = store.load(&id, NOW).await.expect("load");
+    assert_eq!(
+        loaded.version, 2,
+        "touch_records_presence_without_a_new_version"
+    );
+    assert_eq!(loaded.presence.get("p1"), Some(&(NOW + 20)));
+    assert_eq!(loaded.presence.get("p2"), Some(&(NOW + 10)));
+}
+
+async fn wait_for_change_returns_at_once_when_already_newer<S: RoomStore>(store: &S) {
+    let id = fresh_id("wait-now");
+    store.create(&sample(&id, 4, None)).await.expect("create");
+    let got = store
+        .wait_for_change(&id, 3, Duration::from_secs(10))
+        .await
+        .expect("wait");
+    assert_eq!(
+        got.map(|r| r.version),
+        Some(4),
+        "wait_for_change_returns_at_once_when_already_newer"
+    );
+}
+
+async fn wait_for_change_times_out_when_nothing_changes<S: RoomStore>(store: &S) {
+    let id = fresh_id("wait-timeout");
+    store.create(&sample(&id, 1, None)).await.expect("create");
+    let got = store
+        .wait_for_change(&id, 1, Duration::from_millis(300))
+        .await
+        .expect("wait");
+    assert_eq!(got, None, "wait_for_change_times_out_when_nothing_changes");
+}
+
+async fn wait_for_change_wakes_when_the_room_is_saved<S: RoomStore>(store: Arc<S>) {
+    let id = fresh_id("wait-wake");
+    store.create(&sample(&id, 1, None)).await.expect("create");
+    let waiter = {
+        let store = store.clone();
+        let id = id.clone();
+        tokio::spawn(async move { store.wait_for_change(&id, 1, Duration::from_secs(20)).await })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    store
+        .save_if_version(&sample(&id, 2, None), 1)
+        .await
+        .expect("save");
+    let got = waiter.await.expect("join").expect("wait");
+    assert_eq!(
+        got.map(|r| r.version),
+        Some(2),
+        "wait_for_change_wakes_when_the_room_is_saved"
+    );
+}

@@ -1,0 +1,17 @@
+//! Madang infra: where rooms live between requests.
+//!
+//! - [`store`]: the [`RoomStore`] contract (conditional save on the version, due-room index,
+//!   long-poll wait, presence) and [`StoreError`].
+//! - [`embedded`]: the single-file SQLite store the local server uses by default.
+//! - [`notify`]: in-process change notification, so long-polls wake the moment a room changes.
+//! - `contract` (feature `contract`): the test suite every `RoomStore` adapter must pass.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
+#[cfg(feature = "contract")]
+pub mod contract;
+pub mod embedded;
+pub mod notify;
+pub mod store;
+
+pub use embedded::EmbeddedStore;
+pub use store::{RoomStore, StoreError, StoredRoom};

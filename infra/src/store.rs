@@ -1,0 +1,112 @@
+//! The contract between the request path and the database.
+//!
+//! A store keeps one record per room: the encoded room (opaque bytes), its version, and a few
+//! attributes the store itself needs (the due time for the sweeper, the expiry for TTL). Every
+//! write but `create` is conditional on the version the writer loaded: that single condition is
+//! what makes concurrent requests safe without locks or transactions.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::time::Duration;
+
+use madang_core::Millis;
+
+/// One room as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredRoom {
+    /// Room id.
+    pub id: String,
+    /// The room's version; `save_if_version` writes only over the version it was given.
+    pub version: u64,
+    /// The compactly encoded room. Opaque to the store.
+    pub body: Vec<u8>,
+    /// When the room's next timeout fires (`None`: nothing to sweep).
+    pub due: Option<Millis>,
+    /// When the store may forget the room (epoch ms). Reads treat an expired room as gone.
+    pub expires_at: Millis,
+    /// When each player was last seen (player id → epoch ms). Filled by `load`; written only by
+    /// `create` and `touch`, never by `save_if_version`, so polling costs no versioned write.
+    pub presence: BTreeMap<String, Millis>,
+    /// What the store's due index held when the room was loaded. Stores that index lazily (to
+    /// keep index writes rare) use it to decide whether the index must move; others ignore it.
+    pub indexed_due: Option<Millis>,
+}
+
+/// Why a store call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// No such room (or it expired).
+    #[error("room not found")]
+    NotFound,
+    /// `create` found a room with this id.
+    #[error("room already exists")]
+    AlreadyExists,
+    /// The room changed since it was loaded. `current` is the room as it is now, when the store
+    /// got it for free with the failed write.
+    #[error("room version changed")]
+    VersionConflict {
+        /// The room as stored now, if known.
+        current: Option<Box<StoredRoom>>,
+    },
+    /// The database could not be reached or refused for a retryable reason (503).
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
+    /// Stored data that cannot be read back.
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+}
+
+/// Where rooms live. Implementations: [`crate::EmbeddedStore`] (local), the DynamoDB store
+/// (production). All of them pass the suite in `contract`.
+pub trait RoomStore: Send + Sync + 'static {
+    /// Stores a new room; fails with `AlreadyExists` if the id is taken.
+    fn create(&self, room: &StoredRoom) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// The room as last saved (strongly consistent). Expired rooms are `NotFound`.
+    fn load(
+        &self,
+        id: &str,
+        now: Millis,
+    ) -> impl Future<Output = Result<StoredRoom, StoreError>> + Send;
+
+    /// Replaces the room if its stored version is still `expected`; otherwise `VersionConflict`.
+    /// Presence is left as stored.
+    fn save_if_version(
+        &self,
+        room: &StoredRoom,
+        expected: u64,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// Ids of rooms whose due time is at or before `now`, earliest first, at most `limit`.
+    fn due_rooms(
+        &self,
+        now: Millis,
+        limit: usize,
+    ) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send;
+
+    /// Moves a room's due time without a new version (the sweeper found nothing to fire yet),
+    /// if the room is still at `expected`.
+    fn reindex(
+        &self,
+        id: &str,
+        expected: u64,
+        due: Option<Millis>,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// Waits until the room's version is greater than `after` and returns it, or returns `None`
+    /// once `timeout` has passed without a change.
+    fn wait_for_change(
+        &self,
+        id: &str,
+        after: u64,
+        timeout: Duration,
+    ) -> impl Future<Output = Result<Option<StoredRoom>, StoreError>> + Send;
+
+    /// Records that `player` was seen at `now`, without touching the version.
+    fn touch(
+        &self,
+        id: &str,
+        player: &str,
+        now: Millis,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+}
