@@ -7,14 +7,12 @@ use serde_json::Value;
 use super::{Room, RoomError, Status};
 use crate::game::{Actor, Game, Lineup, Millis, PlayerId};
 
-/// An action on the lobby, tagged by `type` as in the API contract.
+/// An action on the lobby, tagged by `type` as in the API contract:
+/// `{"type":"setOptions","options":{…}}`, `{"type":"moveSeat","playerId":"p2","seat":0}`,
+/// `{"type":"start"}`, `{"type":"leave"}`, `{"type":"kick","playerId":"p2"}`. Unknown fields are
+/// refused, for payload-less actions too.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase",
-    deny_unknown_fields
-)]
+#[serde(try_from = "WireLobby")]
 pub enum LobbyAction {
     /// Host: replace the options (validated by the game).
     SetOptions {
@@ -37,6 +35,36 @@ pub enum LobbyAction {
         /// Who is removed.
         player_id: PlayerId,
     },
+}
+
+/// The JSON form, read field by field: serde's internally tagged enums ignore unknown fields of
+/// unit variants (`{"type":"start","now":true}` would pass), so the fields are checked here.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct WireLobby {
+    #[serde(rename = "type")]
+    kind: String,
+    options: Option<Value>,
+    player_id: Option<PlayerId>,
+    seat: Option<usize>,
+}
+
+impl TryFrom<WireLobby> for LobbyAction {
+    type Error = String;
+
+    fn try_from(w: WireLobby) -> Result<Self, String> {
+        let action = match (w.kind.as_str(), w.options, w.player_id, w.seat) {
+            ("setOptions", Some(options), None, None) => LobbyAction::SetOptions { options },
+            ("moveSeat", None, Some(player_id), Some(seat)) => {
+                LobbyAction::MoveSeat { player_id, seat }
+            }
+            ("start", None, None, None) => LobbyAction::Start,
+            ("leave", None, None, None) => LobbyAction::Leave,
+            ("kick", None, Some(player_id), None) => LobbyAction::Kick { player_id },
+            (kind, ..) => return Err(format!("`{kind}`에 맞지 않는 필드예요.")),
+        };
+        Ok(action)
+    }
 }
 
 const LOBBY_TYPES: [&str; 5] = ["setOptions", "moveSeat", "start", "leave", "kick"];
@@ -147,9 +175,8 @@ impl<G: Game> Room<G> {
         }
         let events = match action {
             LobbyAction::SetOptions { options } => {
-                let options: G::Options = serde_json::from_value(options).map_err(|e| {
-                    RoomError::InvalidOptions(crate::OptionsError::new("options", e.to_string()))
-                })?;
+                let options: G::Options = serde_json::from_value(options)
+                    .map_err(|e| RoomError::BadAction(e.to_string()))?;
                 G::validate_options(&options, None).map_err(RoomError::InvalidOptions)?;
                 if self.seats.len() > G::max_players(&options) {
                     return Err(RoomError::InvalidOptions(crate::OptionsError::new(

@@ -10,6 +10,7 @@ use crate::game::{Actor, Game, Lineup, Millis, OptionsError, PlayerId, RuleError
 
 /// "Race to ten": players take turns adding 1–3; whoever reaches `target` wins. A turn lasts
 /// `turn_ms`; a timeout adds 1.
+#[derive(Debug)]
 struct Tally;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -453,4 +454,17 @@ fn a_room_round_trips_through_its_stored_form() {
     let bytes = postcard::to_allocvec(&room).unwrap();
     let back: Room<Tally> = postcard::from_bytes(&bytes).unwrap();
     assert_eq!(back, room);
+}
+
+#[test]
+fn lobby_actions_refuse_unknown_fields_even_without_a_payload() {
+    for bad in [
+        json!({"type": "start", "now": true}),
+        json!({"type": "leave", "x": 1}),
+        json!({"type": "kick", "playerId": "p2", "why": "x"}),
+        json!({"type": "moveSeat", "playerId": "p2"}),
+    ] {
+        let err = RoomAction::<Tally>::from_json(bad.clone()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Malformed, "{bad}");
+    }
 }
