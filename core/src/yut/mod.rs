@@ -1,1 +1,129 @@
 //! 윷놀이 (`spec/yut.md`): options, board graph, throws, turn flow, moves, ranking, timeouts.
+//!
+//! The vocabulary, one file each:
+//! - [`options`]: [`YutOptions`] as clients send them, and their validation (§2).
+//! - [`board`]: the 29 spots ([`Node`]), one step forward ([`Node::next`], §5.2), where a piece
+//!   is ([`Position`]) and the remaining-distance table (§6).
+//! - [`throw`]: sticks and results ([`Throw`], [`Toss`]: 낙 or four sticks, §5.1).
+//! - [`state`]: the stored [`State`] and its setup (§4, §8.1).
+//! - [`action`], [`event`], [`error`]: what players send, what happened, why it was refused.
+//! - `movement` and `turn`: moves (§5.4) and turn flow (§5.3).
+//! - [`view`], [`result`], `timeout`: what everyone sees (§8.3), the outcome (§6, §8.6), and
+//!   the automatic action on timeout (§8.5).
+//!
+//! [`Yut`] ties them to the [`Game`] contract:
+//!
+//! ```
+//! use madang_core::yut::{Action, Yut, YutOptions};
+//! use madang_core::{Actor, Game, GameRng, Lineup, PlayerId};
+//!
+//! let players = vec![PlayerId::new("a"), PlayerId::new("b")];
+//! let lineup = Lineup { players: players.clone(), host: players[0].clone() };
+//! let mut rng = GameRng::seed_from_u64(1);
+//! let mut state = Yut::setup(&lineup, &YutOptions::default(), &mut rng, 0)?;
+//!
+//! let first = Yut::active_players(&state)[0].clone();
+//! let events = Yut::apply(&mut state, Actor::Player(&first), &Action::Throw, &mut rng, 1_000);
+//! assert!(events.is_ok());
+//! # Ok::<(), madang_core::OptionsError>(())
+//! ```
+
+pub mod action;
+pub mod board;
+pub mod error;
+pub mod event;
+mod movement;
+pub mod options;
+pub mod result;
+pub mod state;
+pub mod throw;
+mod timeout;
+mod turn;
+pub mod view;
+
+pub use action::Action;
+pub use board::{Node, Position, Step, remaining_distance};
+pub use error::YutError;
+pub use event::Event;
+pub use movement::LegalMove;
+pub use options::{BackdoFromDo, FinishRule, Mode, Ranking, StickModel, YutOptions};
+pub use result::{Outcome, Standing};
+pub use state::{Phase, Piece, Side, SideId, State};
+pub use throw::{Throw, Toss};
+pub use view::View;
+
+use crate::game::{Actor, Game, Lineup, Millis, OptionsError, PlayerId};
+use crate::rng::GameRng;
+
+/// Timeout actions in a row after which a player is shown as away (ruling Y15).
+pub const AWAY_AFTER_TIMEOUTS: u8 = 3;
+
+/// How long the player to move may be disconnected before their timeout fires early (§8.5).
+pub const DISCONNECT_GRACE: Millis = 5_000;
+
+/// The 윷놀이 engine: a marker implementing [`Game`]; all data lives in [`State`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Yut;
+
+impl Game for Yut {
+    const NAME: &'static str = "yut";
+
+    type Options = YutOptions;
+    type State = State;
+    type Action = Action;
+    type Event = Event;
+    type View = View;
+    type Outcome = Outcome;
+    type Error = YutError;
+
+    fn validate_options(options: &YutOptions, players: Option<usize>) -> Result<(), OptionsError> {
+        options.validate(players)
+    }
+
+    fn max_players(options: &YutOptions) -> usize {
+        options.max_players()
+    }
+
+    fn setup(
+        lineup: &Lineup,
+        options: &YutOptions,
+        rng: &mut GameRng,
+        now: Millis,
+    ) -> Result<State, OptionsError> {
+        State::new(lineup, options, rng, now)
+    }
+
+    fn apply(
+        state: &mut State,
+        actor: Actor<'_>,
+        action: &Action,
+        rng: &mut GameRng,
+        now: Millis,
+    ) -> Result<Vec<Event>, YutError> {
+        state.act(actor, action, rng, now)
+    }
+
+    fn view(state: &State, viewer: Option<&PlayerId>) -> View {
+        state.view(viewer)
+    }
+
+    fn deadline(state: &State) -> Option<Millis> {
+        state.deadline_at()
+    }
+
+    fn active_players(state: &State) -> Vec<PlayerId> {
+        state.current_player().cloned().into_iter().collect()
+    }
+
+    fn disconnect_grace(state: &State) -> Option<Millis> {
+        (state.phase() != Phase::Finished).then_some(DISCONNECT_GRACE)
+    }
+
+    fn on_timeout(state: &State, player: &PlayerId, _now: Millis) -> Option<Action> {
+        state.timeout_action(player)
+    }
+
+    fn result(state: &State) -> Option<Outcome> {
+        (state.phase() == Phase::Finished).then(|| state.outcome())
+    }
+}

@@ -1,0 +1,121 @@
+//! What a player can do (§8.2).
+
+use serde::{Deserialize, Serialize};
+
+use super::board::Position;
+
+/// A player's action, as clients send it: `{"type":"THROW"}`,
+/// `{"type":"MOVE","throwIndex":0,"from":"home"}` (or `"from":5`), `{"type":"CONCEDE"}`.
+/// Unknown fields are refused.
+///
+/// ```
+/// use madang_core::yut::{Action, Position};
+///
+/// let action: Action = serde_json::from_str(r#"{"type":"MOVE","throwIndex":1,"from":"home"}"#)?;
+/// assert_eq!(action, Action::Move { throw_index: 1, from: Position::Home });
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", try_from = "WireAction")]
+pub enum Action {
+    /// Throw the sticks.
+    #[serde(rename = "THROW")]
+    Throw,
+    /// Use pending result `throw_index` on the piece(s) at `from`: a spot, or `"home"` for the
+    /// lowest-numbered waiting piece (ruling Y6).
+    #[serde(rename = "MOVE", rename_all = "camelCase")]
+    Move {
+        /// Index into the pending results.
+        throw_index: usize,
+        /// Where the piece or stack to move stands.
+        from: Position,
+    },
+    /// Give up (ruling Y10).
+    #[serde(rename = "CONCEDE")]
+    Concede,
+}
+
+/// The JSON form read field by field. serde's internally tagged enums ignore unknown fields of
+/// unit variants (`{"type":"THROW","power":9}` would pass), so actions are read through this
+/// flat struct, which refuses unknown keys and checks each type's fields.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct WireAction {
+    #[serde(rename = "type")]
+    kind: WireKind,
+    throw_index: Option<usize>,
+    from: Option<Position>,
+}
+
+#[derive(Deserialize)]
+enum WireKind {
+    #[serde(rename = "THROW")]
+    Throw,
+    #[serde(rename = "MOVE")]
+    Move,
+    #[serde(rename = "CONCEDE")]
+    Concede,
+}
+
+impl TryFrom<WireAction> for Action {
+    type Error = &'static str;
+
+    fn try_from(wire: WireAction) -> Result<Self, Self::Error> {
+        match (wire.kind, wire.throw_index, wire.from) {
+            (WireKind::Throw, None, None) => Ok(Action::Throw),
+            (WireKind::Concede, None, None) => Ok(Action::Concede),
+            (WireKind::Throw | WireKind::Concede, _, _) => {
+                Err("THROW and CONCEDE take no throwIndex or from")
+            }
+            (WireKind::Move, Some(throw_index), Some(from)) => {
+                Ok(Action::Move { throw_index, from })
+            }
+            (WireKind::Move, _, _) => Err("MOVE needs throwIndex and from"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yut::Node;
+
+    #[test]
+    fn actions_read_and_write_the_api_form() {
+        let cases = [
+            (Action::Throw, r#"{"type":"THROW"}"#),
+            (Action::Concede, r#"{"type":"CONCEDE"}"#),
+            (
+                Action::Move {
+                    throw_index: 0,
+                    from: Position::Home,
+                },
+                r#"{"type":"MOVE","throwIndex":0,"from":"home"}"#,
+            ),
+            (
+                Action::Move {
+                    throw_index: 2,
+                    from: Position::Board(Node::MO),
+                },
+                r#"{"type":"MOVE","throwIndex":2,"from":5}"#,
+            ),
+        ];
+        for (action, json) in cases {
+            assert_eq!(serde_json::to_string(&action).unwrap(), json);
+            assert_eq!(serde_json::from_str::<Action>(json).unwrap(), action);
+        }
+    }
+
+    #[test]
+    fn unknown_fields_and_types_are_refused() {
+        for json in [
+            r#"{"type":"THROW","power":9}"#,
+            r#"{"type":"MOVE","throwIndex":0,"from":"home","to":3}"#,
+            r#"{"type":"MOVE","throwIndex":0}"#,
+            r#"{"type":"JUMP"}"#,
+            r#"{"type":"MOVE","throwIndex":0,"from":29}"#,
+        ] {
+            assert!(serde_json::from_str::<Action>(json).is_err(), "{json}");
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! What happened, for clients to animate (§8.2): returned by every accepted action, in order.
+
+use serde::Serialize;
+
+use super::board::{Node, Position};
+use super::state::SideId;
+use super::throw::Throw;
+use crate::game::PlayerId;
+
+/// One thing that happened. JSON objects tagged by `type` with the spec's names and camelCase
+/// fields, e.g. `{"type":"thrown","player":"p1","sticks":[true,false,true,true],"result":"geol"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Event {
+    /// The sticks landed.
+    Thrown {
+        /// Who threw.
+        player: PlayerId,
+        /// Each stick, `true` = flat side up; index 0 is the marked stick.
+        sticks: [bool; 4],
+        /// What they read as.
+        result: Throw,
+    },
+    /// The throw was 낙: void, nothing added.
+    Nak {
+        /// Who threw.
+        player: PlayerId,
+    },
+    /// A piece or stack moved.
+    Moved {
+        /// Whose pieces.
+        side: SideId,
+        /// The result used.
+        result: Throw,
+        /// Where they stood (`"home"` when entering).
+        from: Position,
+        /// Where they stopped (`"goal"` when they finished).
+        to: Position,
+        /// Every spot stepped on, in order, ending with `to`.
+        path: Vec<Position>,
+        /// How many pieces moved.
+        count: u8,
+    },
+    /// The moving pieces stopped on their own side's pieces and were stacked with them.
+    Stacked {
+        /// Whose pieces.
+        side: SideId,
+        /// Where.
+        at: Node,
+        /// How many pieces the stack holds now.
+        count: u8,
+    },
+    /// The moving pieces stopped on an opponent, sending its pieces back to wait.
+    Captured {
+        /// The capturing side.
+        side: SideId,
+        /// The side captured.
+        victim_side: SideId,
+        /// Where.
+        at: Node,
+        /// How many pieces went back.
+        count: u8,
+    },
+    /// Pieces finished (남).
+    FinishedPieces {
+        /// Whose pieces.
+        side: SideId,
+        /// How many finished with this move.
+        count: u8,
+    },
+    /// The capture earned an extra throw.
+    BonusThrow {
+        /// Who throws.
+        player: PlayerId,
+    },
+    /// Pending results that could not be used were thrown away.
+    Discarded {
+        /// The results discarded.
+        throws: Vec<Throw>,
+    },
+    /// It is another player's turn.
+    TurnChanged {
+        /// The player to move.
+        player: PlayerId,
+    },
+    /// A side has all its pieces home.
+    SideFinished {
+        /// The side.
+        side: SideId,
+        /// Its rank.
+        rank: u8,
+    },
+    /// A player conceded.
+    Conceded {
+        /// Who.
+        player: PlayerId,
+        /// Their side.
+        side: SideId,
+        /// Whether the side is now out (a team is out once all its members conceded).
+        side_out: bool,
+    },
+    /// A player was marked away after three timeouts in a row, or is back (ruling Y15).
+    Away {
+        /// Who.
+        player: PlayerId,
+        /// Whether they are away now.
+        away: bool,
+    },
+    /// The game is over; [`Yut::result`](crate::game::Game::result) has the ranking.
+    GameOver {
+        /// The players ranked first.
+        winners: Vec<PlayerId>,
+    },
+}

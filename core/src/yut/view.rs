@@ -1,0 +1,185 @@
+//! What everyone sees (§8.3): the whole board, identical for every viewer, plus `legalMoves` for
+//! the player to move. Never the generator: the room layer keeps it outside the state altogether.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::board::{Node, Position};
+use super::movement::LegalMove;
+use super::options::YutOptions;
+use super::state::{Phase, SideId, State};
+use super::throw::{Throw, Toss};
+use crate::game::{Millis, PlayerId};
+
+/// The game as a viewer sees it (JSON, camelCase, field names of the spec's State).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct View {
+    /// The options in force.
+    pub options: YutOptions,
+    /// Players in seat order.
+    pub players: Vec<PlayerId>,
+    /// Each player's side.
+    pub side_of: BTreeMap<PlayerId, SideId>,
+    /// The sides, ordered by side id.
+    pub sides: Vec<SideView>,
+    /// Players in turn order; `turnOrder[turnIndex]` is to move.
+    pub turn_order: Vec<PlayerId>,
+    /// Index of the player to move in `turnOrder`.
+    pub turn_index: usize,
+    /// The player to move, `null` once the game is over.
+    pub current_player: Option<PlayerId>,
+    /// `throw`, `move` or `finished`.
+    pub phase: Phase,
+    /// Throws still owed this turn.
+    pub throws_owed: u8,
+    /// Results waiting to be used, in the order thrown.
+    pub pending: Vec<Throw>,
+    /// The latest throw, for the stick animation.
+    pub last_throw: Option<LastThrow>,
+    /// When the awaited action times out (epoch ms), `null` without a limit.
+    pub deadline_at: Option<Millis>,
+    /// Whether each player is marked away (ruling Y15).
+    pub away: BTreeMap<PlayerId, bool>,
+    /// Whether each player conceded.
+    pub conceded: BTreeMap<PlayerId, bool>,
+    /// The moves open to the viewer, present only when the viewer is the player to move (empty
+    /// while they must throw).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub legal_moves: Option<Vec<LegalMove>>,
+}
+
+/// One side as seen.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SideView {
+    /// The side id.
+    pub id: SideId,
+    /// 청팀 / 홍팀, or the player's id.
+    pub name: String,
+    /// Its players, in seat order.
+    pub members: Vec<PlayerId>,
+    /// Its pieces, by id.
+    pub pieces: Vec<PieceView>,
+    /// Its rank once finished.
+    pub finished_rank: Option<u8>,
+    /// Whether it conceded.
+    pub conceded: bool,
+    /// The sum of its pieces' remaining distances (§6).
+    pub remaining_distance: u32,
+}
+
+/// Whether a piece waits, stands on the board or has finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PieceStatus {
+    /// 대기.
+    Home,
+    /// On the board.
+    Board,
+    /// 남.
+    Done,
+}
+
+/// One piece as seen (the spec's `Piece`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PieceView {
+    /// Its id within the side.
+    pub id: u8,
+    /// Where it is, broadly.
+    pub status: PieceStatus,
+    /// Its spot when on the board.
+    pub node: Option<Node>,
+    /// Whether it stands on 참먹이 having lapped (ruling Y2).
+    pub lapped: bool,
+    /// The spots passed since entering, for 빽도.
+    pub trail: Vec<Node>,
+}
+
+/// The latest throw: four sticks and their result, or 낙 with no sticks (ruling Y7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct LastThrow {
+    /// Each stick, `true` = flat side up (index 0 marked); `null` for 낙.
+    pub sticks: Option<[bool; 4]>,
+    /// `do` … `backdo`, or `nak`.
+    pub result: &'static str,
+}
+
+impl From<Toss> for LastThrow {
+    fn from(toss: Toss) -> Self {
+        match toss {
+            Toss::Nak => LastThrow {
+                sticks: None,
+                result: "nak",
+            },
+            Toss::Landed { sticks, result } => LastThrow {
+                sticks: Some(sticks),
+                result: result.as_str(),
+            },
+        }
+    }
+}
+
+impl State {
+    /// The view for `viewer` (`None`: a spectator).
+    pub fn view(&self, viewer: Option<&PlayerId>) -> View {
+        let per_player = |f: &dyn Fn(&PlayerId) -> bool| {
+            self.players.iter().map(|p| (p.clone(), f(p))).collect()
+        };
+        let to_move = self.current_player();
+        View {
+            options: self.options.clone(),
+            players: self.players.clone(),
+            side_of: self
+                .players
+                .iter()
+                .enumerate()
+                .map(|(seat, p)| (p.clone(), self.side_of_seat(seat as u8)))
+                .collect(),
+            sides: (0..self.sides.len())
+                .map(|i| self.side_view(i as SideId))
+                .collect(),
+            turn_order: self.turn_order().cloned().collect(),
+            turn_index: self.turn_index(),
+            current_player: to_move.cloned(),
+            phase: self.phase,
+            throws_owed: self.throws_owed,
+            pending: self.pending.clone(),
+            last_throw: self.last_throw.map(LastThrow::from),
+            deadline_at: self.deadline_at,
+            away: per_player(&|p| self.is_away(p)),
+            conceded: per_player(&|p| self.has_conceded(p)),
+            legal_moves: (viewer.is_some() && viewer == to_move).then(|| self.legal_moves()),
+        }
+    }
+
+    fn side_view(&self, id: SideId) -> SideView {
+        let side = &self.sides[usize::from(id)];
+        SideView {
+            id,
+            name: self.side_name(id),
+            members: self.members(id).cloned().collect(),
+            pieces: side
+                .pieces
+                .iter()
+                .enumerate()
+                .map(|(i, p)| PieceView {
+                    id: i as u8,
+                    status: match p.position {
+                        Position::Home => PieceStatus::Home,
+                        Position::Board(_) => PieceStatus::Board,
+                        Position::Goal => PieceStatus::Done,
+                    },
+                    node: p.position.node(),
+                    lapped: p.lapped(),
+                    trail: p.trail.clone(),
+                })
+                .collect(),
+            finished_rank: side.finished_rank,
+            conceded: side.conceded(),
+            remaining_distance: self.remaining_distance(id),
+        }
+    }
+}
