@@ -1,0 +1,551 @@
+//! The rules of play: [`Baduk`] implements [`Game`] over [`BadukState`].
+//!
+//! Every action handler checks everything it needs before its first write, so a refused action
+//! leaves the state as it was (§ "a failed move mutates nothing"). Checks run in the order the
+//! error codes list them: player, game over, phase, turn, time, then the board.
+
+use super::action::BadukAction;
+use super::color::{ByColor, Color};
+use super::error::BadukError;
+use super::event::BadukEvent;
+use super::options::{BadukOptions, ColorAssignment, KoRule};
+use super::point::Point;
+use super::position::{Outcome, Played, Position};
+use super::result::{BadukResult, EndReason};
+use super::scoring;
+use super::state::{BadukState, Phase, ScoringMarks, UndoRequest};
+use super::view::{self, BadukView};
+use crate::game::{Actor, Game, Lineup, Millis, OptionsError, PlayerId};
+use crate::rng::GameRng;
+
+/// 바둑 (`spec/baduk.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Baduk;
+
+/// Own moves a player must make after a declined draw offer before offering again.
+const DRAW_SPACING: usize = 5;
+
+impl Game for Baduk {
+    const NAME: &'static str = "baduk";
+
+    type Options = BadukOptions;
+    type State = BadukState;
+    type Action = BadukAction;
+    type Event = BadukEvent;
+    type View = BadukView;
+    type Outcome = BadukResult;
+    type Error = BadukError;
+
+    fn validate_options(
+        options: &BadukOptions,
+        players: Option<usize>,
+    ) -> Result<(), OptionsError> {
+        options.validate()?;
+        match players {
+            Some(n) if n != 2 => Err(OptionsError::new("players", "바둑은 두 사람이 둬야 해요.")),
+            _ => Ok(()),
+        }
+    }
+
+    fn max_players(_: &BadukOptions) -> usize {
+        2
+    }
+
+    fn setup(
+        lineup: &Lineup,
+        options: &BadukOptions,
+        rng: &mut GameRng,
+        now: Millis,
+    ) -> Result<BadukState, OptionsError> {
+        Self::validate_options(options, Some(lineup.players.len()))?;
+        let [first, second] = [&lineup.players[0], &lineup.players[1]];
+        let host_is_first = if lineup.host == *first {
+            true
+        } else if lineup.host == *second {
+            false
+        } else if options.color_assignment == ColorAssignment::Nigiri {
+            true
+        } else {
+            return Err(OptionsError::new(
+                "colorAssignment",
+                "방장이 대국자가 아니어서 흑백을 정할 수 없어요.",
+            ));
+        };
+        // The only random draw of the game (§8.4).
+        let first_is_black = match options.color_assignment {
+            ColorAssignment::Nigiri => rng.below(2) == 0,
+            ColorAssignment::HostBlack => host_is_first,
+            ColorAssignment::HostWhite => !host_is_first,
+        };
+        let players = if first_is_black {
+            ByColor::new(first.clone(), second.clone())
+        } else {
+            ByColor::new(second.clone(), first.clone())
+        };
+        Ok(BadukState::new(options.clone(), players, now))
+    }
+
+    fn apply(
+        state: &mut BadukState,
+        actor: Actor<'_>,
+        action: &BadukAction,
+        _rng: &mut GameRng,
+        now: Millis,
+    ) -> Result<Vec<BadukEvent>, BadukError> {
+        let color = state.color_of(actor.id()).ok_or(BadukError::NotAPlayer)?;
+        if state.phase == Phase::Finished {
+            return Err(BadukError::GameOver);
+        }
+        match *action {
+            BadukAction::Place { x, y } => place(state, color, x, y, now),
+            BadukAction::Pass {} => pass(state, color, now),
+            BadukAction::ToggleDead { x, y } => toggle_dead(state, color, x, y),
+            BadukAction::ToggleSeki { x, y } => toggle_seki(state, color, x, y),
+            BadukAction::AgreeScore {} => agree(state, color),
+            BadukAction::ResumePlay {} => resume(state, color, now),
+            BadukAction::RequestUndo {} => request_undo(state, color),
+            BadukAction::RespondUndo { accept } => respond_undo(state, color, accept, now),
+            BadukAction::OfferDraw {} => offer_draw(state, color),
+            BadukAction::RespondDraw { accept } => respond_draw(state, color, accept),
+            BadukAction::CancelOffer {} => cancel_offer(state, color),
+            BadukAction::Resign {} => Ok(finish(state, Some(color.opponent()), EndReason::Resign)),
+            BadukAction::Timeout {} if !actor.is_timeout() => Err(BadukError::TimeoutOnly),
+            BadukAction::Timeout {} => timeout(state, color),
+        }
+    }
+
+    fn view(state: &BadukState, viewer: Option<&PlayerId>) -> BadukView {
+        view::view(state, viewer)
+    }
+
+    fn deadline(state: &BadukState) -> Option<Millis> {
+        match state.phase {
+            Phase::Playing => Some(state.clock.deadline(state.turn, &state.options)),
+            Phase::Scoring => state
+                .marks
+                .as_ref()
+                .map(|m| m.started_at + u64::from(state.options.scoring_deadline_sec) * 1000),
+            Phase::Finished => None,
+        }
+    }
+
+    fn active_players(state: &BadukState) -> Vec<PlayerId> {
+        match (state.phase, &state.marks) {
+            (Phase::Playing, _) => vec![state.players.get(state.turn).clone()],
+            (Phase::Scoring, Some(marks)) => Color::ALL
+                .into_iter()
+                .filter(|&c| !marks.agreed.get(c))
+                .map(|c| state.players.get(c).clone())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn disconnect_grace(state: &BadukState) -> Option<Millis> {
+        match state.phase {
+            Phase::Finished => None,
+            _ => Some(u64::from(state.options.disconnect_grace_sec) * 1000),
+        }
+    }
+
+    fn on_timeout(state: &BadukState, player: &PlayerId, _now: Millis) -> Option<BadukAction> {
+        Self::active_players(state)
+            .contains(player)
+            .then_some(BadukAction::Timeout {})
+    }
+
+    fn result(state: &BadukState) -> Option<BadukResult> {
+        state.result.clone()
+    }
+}
+
+fn on_board(state: &BadukState, x: i32, y: i32) -> Result<Point, BadukError> {
+    let size = i32::from(state.options.size());
+    if (0..size).contains(&x) && (0..size).contains(&y) {
+        Ok(Point::new(x as u8, y as u8))
+    } else {
+        Err(BadukError::OffBoard)
+    }
+}
+
+fn require_phase(state: &BadukState, phase: Phase) -> Result<(), BadukError> {
+    if state.phase == phase {
+        Ok(())
+    } else {
+        Err(BadukError::WrongPhase)
+    }
+}
+
+fn points(state: &BadukState, indices: &[usize]) -> Vec<Point> {
+    let size = state.options.size();
+    indices
+        .iter()
+        .map(|&i| Point::from_index(i, size))
+        .collect()
+}
+
+/// `place` and `pass`: the checks they share, then the move, then what follows a move.
+fn place(
+    state: &mut BadukState,
+    color: Color,
+    x: i32,
+    y: i32,
+    now: Millis,
+) -> Result<Vec<BadukEvent>, BadukError> {
+    require_phase(state, Phase::Playing)?;
+    if state.turn != color {
+        return Err(BadukError::NotYourTurn);
+    }
+    let mut clock = state.clock.clone();
+    clock
+        .charge(color, &state.options, now)
+        .map_err(|_| BadukError::TimeExpired)?;
+    let point = on_board(state, x, y)?;
+    // `Position::place` either plays or changes nothing: the first write of this action.
+    let outcome = state.position.place(color, point)?;
+    state.clock = clock;
+    state.moves.push(Played {
+        color,
+        point: Some(point),
+    });
+    state.consecutive_passes = 0;
+    state.turn = color.opponent();
+    let captured = points(state, &outcome.captured);
+    let mut events = vec![BadukEvent::StonePlaced {
+        color,
+        point,
+        captured: captured.clone(),
+    }];
+    if !captured.is_empty() {
+        events.push(BadukEvent::Captured {
+            by: color,
+            points: captured,
+        });
+    }
+    after_move(state, color, &outcome, &mut events);
+    if state.options.atari_warning {
+        let stones = atari_stones(state, color.opponent());
+        if !stones.is_empty() {
+            events.push(BadukEvent::Atari {
+                color: color.opponent(),
+                stones,
+            });
+        }
+    }
+    Ok(events)
+}
+
+fn pass(state: &mut BadukState, color: Color, now: Millis) -> Result<Vec<BadukEvent>, BadukError> {
+    require_phase(state, Phase::Playing)?;
+    if state.turn != color {
+        return Err(BadukError::NotYourTurn);
+    }
+    let mut clock = state.clock.clone();
+    clock
+        .charge(color, &state.options, now)
+        .map_err(|_| BadukError::TimeExpired)?;
+    let outcome = state.position.pass(color);
+    state.clock = clock;
+    state.moves.push(Played { color, point: None });
+    state.consecutive_passes += 1;
+    state.turn = color.opponent();
+    let mut events = vec![BadukEvent::Pass { color }];
+    if state.consecutive_passes >= 2 {
+        // Ruling: two passes in a row start counting even if they also repeat a situation.
+        cancel_requests(state, &mut events);
+        start_scoring(state, now, &mut events);
+    } else {
+        after_move(state, color, &outcome, &mut events);
+    }
+    Ok(events)
+}
+
+/// After any move: pending requests are declined by it, and `korean` ends on a third repetition.
+fn after_move(
+    state: &mut BadukState,
+    _mover: Color,
+    outcome: &Outcome,
+    events: &mut Vec<BadukEvent>,
+) {
+    cancel_requests(state, events);
+    if state.options.ko_rule == KoRule::Korean && outcome.situation_count >= 3 {
+        events.extend(finish(state, None, EndReason::Repetition));
+    }
+}
+
+/// A move declines whatever request is waiting (§8.2: the requested side moved instead).
+fn cancel_requests(state: &mut BadukState, events: &mut Vec<BadukEvent>) {
+    if let Some(request) = state.undo.pending.take() {
+        events.push(BadukEvent::UndoDeclined {
+            by: request.by,
+            auto: true,
+        });
+    }
+    if let Some(by) = state.draw.pending_by.take() {
+        *state.draw.declined_at.get_mut(by) = Some(move_count(state));
+        events.push(BadukEvent::DrawDeclined { by, auto: true });
+    }
+}
+
+fn move_count(state: &BadukState) -> u16 {
+    u16::try_from(state.moves.len()).unwrap_or(u16::MAX)
+}
+
+fn atari_stones(state: &BadukState, color: Color) -> Vec<Point> {
+    let board = state.position.board();
+    let mut stones: Vec<usize> = board
+        .chains()
+        .into_iter()
+        .filter(|c| c.color == color && c.liberties.len() == 1)
+        .flat_map(|c| c.stones)
+        .collect();
+    stones.sort_unstable();
+    points(state, &stones)
+}
+
+fn start_scoring(state: &mut BadukState, now: Millis, events: &mut Vec<BadukEvent>) {
+    let board = state.position.board();
+    let dead = scoring::suggest_dead(board);
+    let seki = scoring::suggest_seki(board, &dead);
+    events.push(BadukEvent::ScoringStarted {
+        dead: points(state, &dead),
+        seki: points(state, &seki),
+    });
+    state.marks = Some(ScoringMarks {
+        dead: dead.iter().map(|&i| i as u16).collect(),
+        seki: seki.iter().map(|&i| i as u16).collect(),
+        agreed: ByColor::both(false),
+        started_at: now,
+    });
+    state.phase = Phase::Scoring;
+}
+
+fn marks_changed(state: &mut BadukState, by: Color) -> Vec<BadukEvent> {
+    let Some(marks) = state.marks.as_mut() else {
+        return Vec::new();
+    };
+    marks.agreed = ByColor::both(false);
+    let dead = marks.dead_indices();
+    let seki = marks.seki_indices();
+    vec![BadukEvent::MarksChanged {
+        by,
+        dead: points(state, &dead),
+        seki: points(state, &seki),
+    }]
+}
+
+fn toggle_dead(
+    state: &mut BadukState,
+    color: Color,
+    x: i32,
+    y: i32,
+) -> Result<Vec<BadukEvent>, BadukError> {
+    require_phase(state, Phase::Scoring)?;
+    let point = on_board(state, x, y)?;
+    let board = state.position.board();
+    let index = point.index(board.size());
+    if board.get(index).is_none() {
+        return Err(BadukError::NoStone);
+    }
+    let Some(marks) = state.marks.as_mut() else {
+        return Err(BadukError::WrongPhase);
+    };
+    let dead = marks.dead_indices();
+    let group = scoring::group(board, index, &dead);
+    if dead.contains(&index) {
+        marks.dead.retain(|d| !group.contains(&usize::from(*d)));
+    } else {
+        marks.dead.extend(group.iter().map(|&i| i as u16));
+        marks.dead.sort_unstable();
+        marks.dead.dedup();
+    }
+    Ok(marks_changed(state, color))
+}
+
+fn toggle_seki(
+    state: &mut BadukState,
+    color: Color,
+    x: i32,
+    y: i32,
+) -> Result<Vec<BadukEvent>, BadukError> {
+    require_phase(state, Phase::Scoring)?;
+    let point = on_board(state, x, y)?;
+    let board = state.position.board();
+    let index = point.index(board.size());
+    if board.get(index).is_some() {
+        return Err(BadukError::NotEmpty);
+    }
+    let (regions, region_of) = scoring::regions(board);
+    let representative = regions[region_of[index]].representative() as u16;
+    let Some(marks) = state.marks.as_mut() else {
+        return Err(BadukError::WrongPhase);
+    };
+    if let Some(at) = marks.seki.iter().position(|&s| s == representative) {
+        marks.seki.remove(at);
+    } else {
+        marks.seki.push(representative);
+        marks.seki.sort_unstable();
+    }
+    Ok(marks_changed(state, color))
+}
+
+fn agree(state: &mut BadukState, color: Color) -> Result<Vec<BadukEvent>, BadukError> {
+    require_phase(state, Phase::Scoring)?;
+    let Some(marks) = state.marks.as_mut() else {
+        return Err(BadukError::WrongPhase);
+    };
+    *marks.agreed.get_mut(color) = true;
+    let both = marks.agreed.black && marks.agreed.white;
+    let mut events = vec![BadukEvent::ScoreAgreed { color }];
+    if both {
+        events.extend(finish_counted(state));
+    }
+    Ok(events)
+}
+
+fn resume(
+    state: &mut BadukState,
+    color: Color,
+    now: Millis,
+) -> Result<Vec<BadukEvent>, BadukError> {
+    require_phase(state, Phase::Scoring)?;
+    state.marks = None;
+    state.phase = Phase::Playing;
+    state.turn = color.opponent();
+    state.consecutive_passes = 0;
+    // The clock stood still while scoring; the resumed turn starts now.
+    state.clock.turn_started_at = now;
+    Ok(vec![BadukEvent::PlayResumed {
+        by: color,
+        turn: state.turn,
+    }])
+}
+
+fn request_undo(state: &mut BadukState, color: Color) -> Result<Vec<BadukEvent>, BadukError> {
+    require_phase(state, Phase::Playing)?;
+    if !state.options.undo.allows(*state.undo.used.get(color)) {
+        return Err(BadukError::UndoNotAllowed);
+    }
+    if state.undo.pending.is_some() {
+        return Err(BadukError::RequestPending);
+    }
+    // B4: the requester's last move, and whatever the opponent played after it.
+    let last_own = state
+        .moves
+        .iter()
+        .rposition(|m| m.color == color)
+        .ok_or(BadukError::UndoNotAllowed)?;
+    let plies =
+        u8::try_from(state.moves.len() - last_own).map_err(|_| BadukError::UndoNotAllowed)?;
+    state.undo.pending = Some(UndoRequest { by: color, plies });
+    Ok(vec![BadukEvent::UndoRequested { by: color, plies }])
+}
+
+fn respond_undo(
+    state: &mut BadukState,
+    color: Color,
+    accept: bool,
+    now: Millis,
+) -> Result<Vec<BadukEvent>, BadukError> {
+    let request = match state.undo.pending {
+        Some(r) if r.by == color.opponent() => r,
+        _ => return Err(BadukError::NoPendingRequest),
+    };
+    if !accept {
+        state.undo.pending = None;
+        return Ok(vec![BadukEvent::UndoDeclined {
+            by: request.by,
+            auto: false,
+        }]);
+    }
+    let keep = state.moves.len().saturating_sub(usize::from(request.plies));
+    // Rebuild by replaying what remains (safer than reversing captures).
+    let position = Position::replay(&state.options, &state.moves[..keep])
+        .map_err(|_| BadukError::UndoNotAllowed)?;
+    state.position = position;
+    state.moves.truncate(keep);
+    state.turn = request.by;
+    state.consecutive_passes = u8::from(state.moves.last().is_some_and(|m| m.point.is_none()));
+    state.undo.pending = None;
+    *state.undo.used.get_mut(request.by) += 1;
+    // Clocks are not rewound; the requester's turn starts now.
+    state.clock.turn_started_at = now;
+    Ok(vec![BadukEvent::UndoAccepted {
+        by: request.by,
+        plies: request.plies,
+    }])
+}
+
+fn offer_draw(state: &mut BadukState, color: Color) -> Result<Vec<BadukEvent>, BadukError> {
+    require_phase(state, Phase::Playing)?;
+    if !state.options.draw_offer {
+        return Err(BadukError::DrawNotAllowed);
+    }
+    if state.draw.pending_by.is_some() {
+        return Err(BadukError::RequestPending);
+    }
+    if let Some(at) = *state.draw.declined_at.get(color) {
+        let since = state.moves.get(usize::from(at)..).unwrap_or(&[]);
+        if since.iter().filter(|m| m.color == color).count() < DRAW_SPACING {
+            return Err(BadukError::DrawNotAllowed);
+        }
+    }
+    state.draw.pending_by = Some(color);
+    Ok(vec![BadukEvent::DrawOffered { by: color }])
+}
+
+fn respond_draw(
+    state: &mut BadukState,
+    color: Color,
+    accept: bool,
+) -> Result<Vec<BadukEvent>, BadukError> {
+    let by = match state.draw.pending_by {
+        Some(by) if by == color.opponent() => by,
+        _ => return Err(BadukError::NoPendingRequest),
+    };
+    state.draw.pending_by = None;
+    if accept {
+        return Ok(finish(state, None, EndReason::DrawAgreed));
+    }
+    *state.draw.declined_at.get_mut(by) = Some(move_count(state));
+    Ok(vec![BadukEvent::DrawDeclined { by, auto: false }])
+}
+
+fn cancel_offer(state: &mut BadukState, color: Color) -> Result<Vec<BadukEvent>, BadukError> {
+    if state.undo.pending.is_some_and(|r| r.by == color) {
+        state.undo.pending = None;
+    } else if state.draw.pending_by == Some(color) {
+        state.draw.pending_by = None;
+    } else {
+        return Err(BadukError::NoPendingRequest);
+    }
+    Ok(vec![BadukEvent::OfferCancelled { by: color }])
+}
+
+fn timeout(state: &mut BadukState, color: Color) -> Result<Vec<BadukEvent>, BadukError> {
+    match state.phase {
+        Phase::Playing if state.turn != color => Err(BadukError::NotYourTurn),
+        // No automatic move in 바둑 (§8.5): running out of time loses.
+        Phase::Playing => Ok(finish(state, Some(color.opponent()), EndReason::TimeLoss)),
+        // An unanswered scoring phase counts as agreement to the marks as they stand.
+        _ => agree(state, color),
+    }
+}
+
+fn finish_counted(state: &mut BadukState) -> Vec<BadukEvent> {
+    let result = state.counted_result();
+    end(state, result)
+}
+
+fn finish(state: &mut BadukState, winner: Option<Color>, reason: EndReason) -> Vec<BadukEvent> {
+    let result = BadukResult::new(&state.players, winner, reason, None);
+    end(state, result)
+}
+
+fn end(state: &mut BadukState, result: BadukResult) -> Vec<BadukEvent> {
+    state.phase = Phase::Finished;
+    state.undo.pending = None;
+    state.draw.pending_by = None;
+    state.result = Some(result.clone());
+    vec![BadukEvent::GameEnded { result }]
+}

@@ -1,0 +1,323 @@
+//! SGF (FF[4]) export of a game, and an importer of game records (main line only).
+
+use std::fmt::Write as _;
+
+use super::color::Color;
+use super::options::{BadukOptions, ScoringMethod};
+use super::point::Point;
+use super::position::Played;
+use super::result::EndReason;
+use super::state::BadukState;
+
+/// Escapes an SGF text value (`]`, `\` and `:` are special inside values).
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, ']' | '\\' | ':') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn number(value: f64) -> String {
+    if value.fract() == 0.0 {
+        format!("{value:.0}")
+    } else {
+        format!("{value}")
+    }
+}
+
+/// The game as an SGF record: `FF[4] GM[1] SZ KM HA` and the handicap stones `AB`, `RU`,
+/// `PB`/`PW`, `DT` (as given, e.g. `2026-11-29`), `RE` once finished, then every move and pass
+/// (`B[]`/`W[]`). Works for any state, finished or not.
+pub fn export(state: &BadukState, black_name: &str, white_name: &str, date: &str) -> String {
+    let options = state.options();
+    let size = options.size();
+    let mut out = String::with_capacity(64 + state.moves().len() * 6);
+    let komi = f64::from(options.komi_halves()) / 2.0 + f64::from(options.handicap_comp());
+    let _ = write!(
+        out,
+        "(;FF[4]GM[1]CA[UTF-8]AP[Madang]SZ[{size}]KM[{}]",
+        number(komi)
+    );
+    if options.handicap >= 2 {
+        let _ = write!(out, "HA[{}]AB", options.handicap);
+        for p in super::handicap::points(size, options.handicap) {
+            let _ = write!(out, "[{}]", p.sgf());
+        }
+    }
+    let rules = match options.scoring {
+        ScoringMethod::Territory => "Korean",
+        ScoringMethod::Area => "Chinese",
+    };
+    let _ = write!(
+        out,
+        "RU[{rules}]PB[{}]PW[{}]DT[{}]",
+        escape(black_name),
+        escape(white_name),
+        escape(date)
+    );
+    if let Some(result) = state.result() {
+        let re = match (result.reason, result.winner) {
+            (EndReason::Jigo, _) => "0".to_owned(),
+            (_, None) => "Draw".to_owned(),
+            (EndReason::Resign, Some(w)) => format!("{}+R", w.sgf()),
+            (EndReason::TimeLoss, Some(w)) => format!("{}+T", w.sgf()),
+            (_, Some(w)) => match &result.score {
+                Some(score) => format!("{}+{}", w.sgf(), number(score.margin)),
+                None => format!("{}+", w.sgf()),
+            },
+        };
+        let _ = write!(out, "RE[{re}]");
+    }
+    for m in state.moves() {
+        let at = m.point.map(Point::sgf).unwrap_or_default();
+        let _ = write!(out, ";{}[{at}]", m.color.sgf());
+    }
+    out.push_str(")\n");
+    out
+}
+
+/// Why a text is not a readable SGF record.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SgfError {
+    /// No `(;` game tree where one was expected.
+    #[error("not an SGF game tree at byte {0}")]
+    NotATree(usize),
+    /// A value `[` was not closed.
+    #[error("unterminated property value at byte {0}")]
+    Unterminated(usize),
+    /// A property value could not be read (e.g. `SZ[x]`).
+    #[error("bad value for {0}")]
+    BadValue(&'static str),
+}
+
+/// The main line of the first game tree of an SGF file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SgfRecord {
+    /// `SZ` (19 when absent).
+    pub size: u32,
+    /// `KM`, if given.
+    pub komi: Option<f64>,
+    /// `HA` (0 when absent).
+    pub handicap: u32,
+    /// `AB` in the root node.
+    pub black_setup: Vec<Point>,
+    /// `AW` in the root node.
+    pub white_setup: Vec<Point>,
+    /// Whether any node after the root has setup (`AB`, `AW`, `AE`) or the root has `AE`.
+    pub later_setup: bool,
+    /// `B`/`W` moves along the main line; `None` point for a pass.
+    pub moves: Vec<Played>,
+    /// `PB`.
+    pub black_name: Option<String>,
+    /// `PW`.
+    pub white_name: Option<String>,
+    /// `RE`.
+    pub result: Option<String>,
+    /// `RU`.
+    pub rules: Option<String>,
+    /// The concatenated `C` comments of the main line.
+    pub comments: String,
+    /// Game trees in the file (only the first is read).
+    pub trees: usize,
+}
+
+impl SgfRecord {
+    /// The options this record was played with (size, komi, handicap); other options default.
+    pub fn options(&self) -> BadukOptions {
+        BadukOptions {
+            board_size: self.size,
+            komi: self.komi,
+            handicap: self.handicap,
+            ..BadukOptions::default()
+        }
+    }
+}
+
+type Node = Vec<(String, Vec<String>)>;
+
+struct Parser<'a> {
+    text: &'a [u8],
+    at: usize,
+}
+
+impl Parser<'_> {
+    fn skip_space(&mut self) {
+        while self.at < self.text.len() && self.text[self.at].is_ascii_whitespace() {
+            self.at += 1;
+        }
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.skip_space();
+        self.text.get(self.at).copied()
+    }
+
+    /// Reads a game tree, returning its main line of nodes (first variation at each branch).
+    fn tree(&mut self) -> Result<Vec<Node>, SgfError> {
+        if self.peek() != Some(b'(') {
+            return Err(SgfError::NotATree(self.at));
+        }
+        self.at += 1;
+        let mut nodes = Vec::new();
+        while self.peek() == Some(b';') {
+            self.at += 1;
+            nodes.push(self.node()?);
+        }
+        let mut first = true;
+        while self.peek() == Some(b'(') {
+            let variation = self.tree()?;
+            if first {
+                nodes.extend(variation);
+                first = false;
+            }
+        }
+        if self.peek() != Some(b')') {
+            return Err(SgfError::NotATree(self.at));
+        }
+        self.at += 1;
+        Ok(nodes)
+    }
+
+    fn node(&mut self) -> Result<Node, SgfError> {
+        let mut node = Vec::new();
+        loop {
+            self.skip_space();
+            let start = self.at;
+            while self.at < self.text.len() && self.text[self.at].is_ascii_alphabetic() {
+                self.at += 1;
+            }
+            if start == self.at {
+                return Ok(node);
+            }
+            // FF[3] allows lowercase letters in identifiers ("AddBlack"); only capitals count.
+            let ident: String = self.text[start..self.at]
+                .iter()
+                .filter(|b| b.is_ascii_uppercase())
+                .map(|&b| b as char)
+                .collect();
+            let mut values = Vec::new();
+            while self.peek() == Some(b'[') {
+                values.push(self.value()?);
+            }
+            node.push((ident, values));
+        }
+    }
+
+    fn value(&mut self) -> Result<String, SgfError> {
+        let open = self.at;
+        self.at += 1;
+        let mut bytes = Vec::new();
+        while let Some(&b) = self.text.get(self.at) {
+            self.at += 1;
+            match b {
+                b'\\' => {
+                    if let Some(&next) = self.text.get(self.at) {
+                        bytes.push(next);
+                        self.at += 1;
+                    }
+                }
+                b']' => return Ok(String::from_utf8_lossy(&bytes).into_owned()),
+                _ => bytes.push(b),
+            }
+        }
+        Err(SgfError::Unterminated(open))
+    }
+}
+
+/// Reads the main line of the first game tree of `text`.
+pub fn parse(text: &str) -> Result<SgfRecord, SgfError> {
+    let mut parser = Parser {
+        text: text.as_bytes(),
+        at: 0,
+    };
+    let nodes = parser.tree()?;
+    let mut trees = 1;
+    while parser.peek() == Some(b'(') {
+        parser.tree()?;
+        trees += 1;
+    }
+    let mut record = SgfRecord {
+        size: 19,
+        trees,
+        ..SgfRecord::default()
+    };
+    for (n, node) in nodes.iter().enumerate() {
+        for (ident, values) in node {
+            let first = values.first().map(String::as_str).unwrap_or("");
+            match ident.as_str() {
+                "SZ" => {
+                    record.size = first
+                        .split(':')
+                        .next()
+                        .and_then(|s| s.trim().parse().ok())
+                        .ok_or(SgfError::BadValue("SZ"))?;
+                }
+                "KM" => record.komi = first.trim().parse().ok(),
+                "HA" => {
+                    record.handicap = first.trim().parse().map_err(|_| SgfError::BadValue("HA"))?
+                }
+                "AB" | "AW" if n == 0 => {
+                    let points = values.iter().filter_map(|v| Point::from_sgf(v));
+                    if ident == "AB" {
+                        record.black_setup.extend(points);
+                    } else {
+                        record.white_setup.extend(points);
+                    }
+                }
+                "AB" | "AW" | "AE" => record.later_setup = true,
+                "B" | "W" => {
+                    let color = if ident == "B" {
+                        Color::Black
+                    } else {
+                        Color::White
+                    };
+                    // `tt` is the FF[3] pass on boards up to 19 lines.
+                    let point = match first {
+                        "" => None,
+                        "tt" if record.size <= 19 => None,
+                        v => Some(Point::from_sgf(v).ok_or(SgfError::BadValue("B/W"))?),
+                    };
+                    record.moves.push(Played { color, point });
+                }
+                "PB" => record.black_name = Some(first.to_owned()),
+                "PW" => record.white_name = Some(first.to_owned()),
+                "RE" => record.result = Some(first.to_owned()),
+                "RU" => record.rules = Some(first.to_owned()),
+                "C" => {
+                    record.comments.push_str(first);
+                    record.comments.push('\n');
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(record)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_main_line_follows_first_variations() {
+        let r = parse("(;SZ[9]KM[6.5];B[aa](;W[bb];B[])(;W[cc]))").unwrap();
+        assert_eq!(r.size, 9);
+        assert_eq!(r.komi, Some(6.5));
+        assert_eq!(r.moves.len(), 3);
+        assert_eq!(r.moves[1].point, Some(Point::new(1, 1)));
+        assert_eq!(r.moves[2].point, None);
+    }
+
+    #[test]
+    fn escaped_brackets_stay_inside_values() {
+        let r = parse(r"(;C[a \] b]PB[x])").unwrap();
+        assert_eq!(r.comments, "a ] b\n");
+        assert_eq!(r.black_name.as_deref(), Some("x"));
+        assert!(parse("not sgf").is_err());
+        assert!(parse("(;C[open").is_err());
+    }
+}

@@ -1,0 +1,325 @@
+//! The whole game state, and its compact stored form.
+//!
+//! The room stores [`BadukState`] with postcard, so its serde form *is* the stored form
+//! ([`StoredBaduk`]): options, players, two bytes per move, clocks, marks, request bookkeeping
+//! and how the game ended. The board, captures, superko set, situation counts, ko shape, move
+//! record and the final count are rebuilt by replaying the moves on decode.
+
+use serde::{Deserialize, Serialize};
+
+use super::clock::Clock;
+use super::color::{ByColor, Color};
+use super::options::BadukOptions;
+use super::position::{MoveRecord, Played, Position};
+use super::result::{BadukResult, EndReason};
+use super::scoring;
+use crate::game::{Millis, PlayerId};
+
+/// The phase of the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Phase {
+    /// Moves and passes.
+    Playing,
+    /// Agreeing on dead stones and seki after two passes (§5.5).
+    Scoring,
+    /// Over; see the result.
+    Finished,
+}
+
+/// The marks of the scoring phase (kept after the game ends: the count is rebuilt from them).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScoringMarks {
+    /// Stones marked dead (indices, ascending).
+    pub dead: Vec<u16>,
+    /// Seki regions marked, by representative (smallest index of the empty region).
+    pub seki: Vec<u16>,
+    /// Who has agreed to the marks as they are.
+    pub agreed: ByColor<bool>,
+    /// When the scoring phase began.
+    pub started_at: Millis,
+}
+
+impl ScoringMarks {
+    /// The dead stones as board indices.
+    pub fn dead_indices(&self) -> Vec<usize> {
+        self.dead.iter().map(|&i| usize::from(i)).collect()
+    }
+
+    /// The seki representatives as board indices.
+    pub fn seki_indices(&self) -> Vec<usize> {
+        self.seki.iter().map(|&i| usize::from(i)).collect()
+    }
+}
+
+/// A pending undo request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UndoRequest {
+    /// The requester.
+    pub by: Color,
+    /// How many moves acceptance takes back (B4).
+    pub plies: u8,
+}
+
+/// Undo bookkeeping.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoState {
+    /// Accepted undos per player.
+    pub used: ByColor<u16>,
+    /// The request waiting for an answer.
+    pub pending: Option<UndoRequest>,
+}
+
+/// Draw-offer bookkeeping.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DrawState {
+    /// Who has an offer waiting.
+    pub pending_by: Option<Color>,
+    /// The move count when each side's last offer was declined (5 own moves must follow).
+    pub declined_at: ByColor<Option<u16>>,
+}
+
+/// A 바둑 game. Build one with [`crate::Game::setup`] on [`super::Baduk`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(into = "StoredBaduk", try_from = "StoredBaduk")]
+pub struct BadukState {
+    pub(crate) options: BadukOptions,
+    pub(crate) players: ByColor<PlayerId>,
+    pub(crate) moves: Vec<Played>,
+    pub(crate) position: Position,
+    pub(crate) turn: Color,
+    pub(crate) phase: Phase,
+    pub(crate) consecutive_passes: u8,
+    pub(crate) marks: Option<ScoringMarks>,
+    pub(crate) clock: Clock,
+    pub(crate) undo: UndoState,
+    pub(crate) draw: DrawState,
+    pub(crate) result: Option<BadukResult>,
+}
+
+impl BadukState {
+    /// A new game: `players` seated, the handicap placed, the clock started at `now`.
+    pub(crate) fn new(options: BadukOptions, players: ByColor<PlayerId>, now: Millis) -> Self {
+        BadukState {
+            position: Position::start(&options),
+            turn: options.first_to_move(),
+            clock: Clock::new(&options, now),
+            options,
+            players,
+            moves: Vec::new(),
+            phase: Phase::Playing,
+            consecutive_passes: 0,
+            marks: None,
+            undo: UndoState::default(),
+            draw: DrawState::default(),
+            result: None,
+        }
+    }
+
+    /// The options the game was started with.
+    pub fn options(&self) -> &BadukOptions {
+        &self.options
+    }
+
+    /// The players by colour.
+    pub fn players(&self) -> &ByColor<PlayerId> {
+        &self.players
+    }
+
+    /// The colour `player` plays, if they play.
+    pub fn color_of(&self, player: &PlayerId) -> Option<Color> {
+        Color::ALL
+            .into_iter()
+            .find(|&c| self.players.get(c) == player)
+    }
+
+    /// The moves played so far (the stored record).
+    pub fn moves(&self) -> &[Played] {
+        &self.moves
+    }
+
+    /// The position: board, history and the record with captures.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// The record with captures, as views show it.
+    pub fn records(&self) -> &[MoveRecord] {
+        self.position.records()
+    }
+
+    /// The side to move.
+    pub fn turn(&self) -> Color {
+        self.turn
+    }
+
+    /// The phase.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// Passes in a row since the last stone (or resumption).
+    pub fn consecutive_passes(&self) -> u8 {
+        self.consecutive_passes
+    }
+
+    /// The scoring marks (during and after the scoring phase).
+    pub fn marks(&self) -> Option<&ScoringMarks> {
+        self.marks.as_ref()
+    }
+
+    /// The clocks.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// Undo bookkeeping.
+    pub fn undo(&self) -> &UndoState {
+        &self.undo
+    }
+
+    /// Draw-offer bookkeeping.
+    pub fn draw(&self) -> &DrawState {
+        &self.draw
+    }
+
+    /// The result, once finished.
+    pub fn result(&self) -> Option<&BadukResult> {
+        self.result.as_ref()
+    }
+
+    /// The count of the current marks (the live preview while scoring; empty marks: all alive).
+    pub fn score_preview(&self) -> scoring::Score {
+        let (dead, seki) = self
+            .marks
+            .as_ref()
+            .map(|m| (m.dead_indices(), m.seki_indices()))
+            .unwrap_or_default();
+        scoring::score(
+            self.position.board(),
+            &dead,
+            &seki,
+            self.position.captures(),
+            &self.options,
+        )
+    }
+
+    /// The result of counting the current marks.
+    pub(crate) fn counted_result(&self) -> BadukResult {
+        let score = self.score_preview();
+        let winner = score.winner();
+        let reason = if winner.is_some() {
+            EndReason::Score
+        } else {
+            EndReason::Jigo
+        };
+        BadukResult::new(&self.players, winner, reason, Some(score))
+    }
+}
+
+/// The stored form of [`BadukState`]: nothing that can be rebuilt from the moves.
+///
+/// Postcard is not self-describing, so this uses no `tag`, `untagged`, `flatten` or
+/// `skip_serializing_if`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredBaduk {
+    options: BadukOptions,
+    players: ByColor<PlayerId>,
+    /// [`Played::pack`] words, little-endian, two bytes each (a `Vec<u8>` costs postcard one
+    /// byte per byte, where `u16`s would be varints of up to three).
+    moves: Vec<u8>,
+    turn: Color,
+    phase: Phase,
+    consecutive_passes: u8,
+    marks: Option<ScoringMarks>,
+    clock: Clock,
+    undo: UndoState,
+    draw: DrawState,
+    /// How the game ended; a count is recomputed from the board and the marks.
+    ended: Option<(EndReason, Option<Color>)>,
+}
+
+impl From<BadukState> for StoredBaduk {
+    fn from(s: BadukState) -> Self {
+        let size = s.options.size();
+        let moves = s
+            .moves
+            .iter()
+            .flat_map(|m| m.pack(size).to_le_bytes())
+            .collect();
+        StoredBaduk {
+            moves,
+            turn: s.turn,
+            phase: s.phase,
+            consecutive_passes: s.consecutive_passes,
+            marks: s.marks,
+            clock: s.clock,
+            undo: s.undo,
+            draw: s.draw,
+            ended: s.result.map(|r| (r.reason, r.winner)),
+            options: s.options,
+            players: s.players,
+        }
+    }
+}
+
+/// Why a stored state could not be decoded.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// The stored options are not valid.
+    #[error("stored options are invalid: {0}")]
+    Options(String),
+    /// The move bytes are not whole moves, or a move is off the board.
+    #[error("stored move {0} is malformed")]
+    MalformedMove(usize),
+    /// A stored move is illegal when replayed.
+    #[error("stored move {0} is illegal: {1}")]
+    IllegalMove(usize, &'static str),
+}
+
+impl TryFrom<StoredBaduk> for BadukState {
+    type Error = DecodeError;
+
+    fn try_from(s: StoredBaduk) -> Result<Self, DecodeError> {
+        s.options
+            .validate()
+            .map_err(|e| DecodeError::Options(e.to_string()))?;
+        let size = s.options.size();
+        if !s.moves.len().is_multiple_of(2) {
+            return Err(DecodeError::MalformedMove(s.moves.len() / 2));
+        }
+        let moves = s
+            .moves
+            .chunks_exact(2)
+            .enumerate()
+            .map(|(i, w)| {
+                Played::unpack(u16::from_le_bytes([w[0], w[1]]), size)
+                    .ok_or(DecodeError::MalformedMove(i))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let position = Position::replay(&s.options, &moves)
+            .map_err(|(i, e)| DecodeError::IllegalMove(i, crate::game::RuleError::code(&e)))?;
+        let mut state = BadukState {
+            options: s.options,
+            players: s.players,
+            moves,
+            position,
+            turn: s.turn,
+            phase: s.phase,
+            consecutive_passes: s.consecutive_passes,
+            marks: s.marks,
+            clock: s.clock,
+            undo: s.undo,
+            draw: s.draw,
+            result: None,
+        };
+        state.result = s.ended.map(|(reason, winner)| match reason {
+            EndReason::Score | EndReason::Jigo => state.counted_result(),
+            _ => BadukResult::new(&state.players, winner, reason, None),
+        });
+        Ok(state)
+    }
+}
