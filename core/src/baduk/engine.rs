@@ -157,6 +157,20 @@ impl Game for Baduk {
     fn result(state: &BadukState) -> Option<BadukResult> {
         state.result.clone()
     }
+
+    /// A player who leaves resigns.
+    fn forfeit(state: &BadukState, player: &PlayerId) -> Option<BadukAction> {
+        (state.result.is_none() && state.color_of(player).is_some())
+            .then_some(BadukAction::Resign {})
+    }
+
+    fn team_of(_: &BadukOptions, _: usize) -> Option<u8> {
+        None
+    }
+
+    fn rule_summary(options: &BadukOptions) -> String {
+        super::summary::rule_summary(options)
+    }
 }
 
 fn on_board(state: &BadukState, x: i32, y: i32) -> Result<Point, BadukError> {

@@ -42,6 +42,7 @@ pub mod result;
 pub mod scoring;
 pub mod sgf;
 pub mod state;
+pub mod summary;
 pub mod view;
 pub mod zobrist;
 

@@ -10,6 +10,7 @@
 //! [`Room::act`] applies the caller's action, then the caller saves and renders a [`RoomView`].
 //! A refused action leaves the room exactly as it was.
 
+mod any;
 mod error;
 mod lobby;
 mod view;
@@ -19,6 +20,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+pub use any::{AnyRoom, DecodeError, GameKind};
 pub use error::{ErrorKind, RoomError};
 pub use lobby::{LobbyAction, LobbyEvent, RoomAction, RoomEvent};
 pub use view::{PlayerView, RoomView, Status};
@@ -399,6 +401,17 @@ impl<G: Game> Room<G> {
                 Status::Finished => FINISHED_TTL_MS,
             }
     }
+}
+
+/// A stable 64-bit digest (SHA-256, first 8 bytes) of `parts`, for idempotency keys and bodies.
+pub fn digest64(parts: &[&[u8]]) -> u64 {
+    let mut h = Sha256::new();
+    for part in parts {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part);
+    }
+    let d = h.finalize();
+    u64::from_le_bytes([d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]])
 }
 
 fn rule_error<E: RuleError>(e: E) -> RoomError {

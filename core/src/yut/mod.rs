@@ -36,6 +36,7 @@ mod movement;
 pub mod options;
 pub mod result;
 pub mod state;
+pub mod summary;
 pub mod throw;
 mod timeout;
 mod turn;
@@ -125,5 +126,19 @@ impl Game for Yut {
 
     fn result(state: &State) -> Option<Outcome> {
         (state.phase() == Phase::Finished).then(|| state.outcome())
+    }
+
+    /// A player who leaves concedes (ruling Y10).
+    fn forfeit(state: &State, _player: &PlayerId) -> Option<Action> {
+        (state.phase() != Phase::Finished).then_some(Action::Concede)
+    }
+
+    /// Team games: seats 0, 2, 4, 6 are 청 (0), seats 1, 3, 5, 7 are 홍 (1) (§2).
+    fn team_of(options: &YutOptions, seat: usize) -> Option<u8> {
+        (options.mode == Mode::Team).then_some((seat % 2) as u8)
+    }
+
+    fn rule_summary(options: &YutOptions) -> String {
+        summary::rule_summary(options)
     }
 }

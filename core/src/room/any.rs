@@ -1,0 +1,124 @@
+//! Rooms of any game, as the store keeps them: one enum, so a stored room can be read back
+//! without knowing its game first.
+
+use serde::{Deserialize, Serialize};
+
+use super::Room;
+use crate::baduk::Baduk;
+use crate::game::{Game, Millis};
+use crate::yut::Yut;
+
+/// The games a room can hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GameKind {
+    /// 윷놀이.
+    Yut,
+    /// 바둑.
+    Baduk,
+}
+
+impl GameKind {
+    /// Parses the API's game name (`"yut"`, `"baduk"`).
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            n if n == Yut::NAME => Some(GameKind::Yut),
+            n if n == Baduk::NAME => Some(GameKind::Baduk),
+            _ => None,
+        }
+    }
+
+    /// The API's game name.
+    pub fn name(self) -> &'static str {
+        match self {
+            GameKind::Yut => Yut::NAME,
+            GameKind::Baduk => Baduk::NAME,
+        }
+    }
+}
+
+/// A room of either game.
+// One room lives per request and is never stored in bulk, so boxing the larger variant would buy
+// nothing but an allocation.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum AnyRoom {
+    /// A 윷놀이 room.
+    Yut(Room<Yut>),
+    /// A 바둑 room.
+    Baduk(Room<Baduk>),
+}
+
+/// Runs the same generic code on whichever room is inside an [`AnyRoom`]:
+/// `with_room!(any, room => room.version)`.
+#[macro_export]
+macro_rules! with_room {
+    ($any:expr, $room:ident => $body:expr) => {
+        match $any {
+            $crate::room::AnyRoom::Yut($room) => $body,
+            $crate::room::AnyRoom::Baduk($room) => $body,
+        }
+    };
+}
+
+/// The first byte of every stored room: bump it when the stored layout changes incompatibly.
+const FORMAT: u8 = 1;
+
+/// A stored room that cannot be read back.
+#[derive(Debug, thiserror::Error)]
+#[error("stored room is unreadable: {0}")]
+pub struct DecodeError(String);
+
+impl AnyRoom {
+    /// The room's game.
+    pub fn kind(&self) -> GameKind {
+        match self {
+            AnyRoom::Yut(_) => GameKind::Yut,
+            AnyRoom::Baduk(_) => GameKind::Baduk,
+        }
+    }
+
+    /// The stored form: a format byte, then the room in postcard (compact binary: varints,
+    /// no field names).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = vec![FORMAT];
+        // Serializing plain data into a Vec cannot fail; an empty body would be caught by decode.
+        if let Ok(bytes) = postcard::to_extend(self, Vec::new()) {
+            out.extend(bytes);
+        }
+        out
+    }
+
+    /// Reads a stored room back.
+    pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
+        match bytes.split_first() {
+            Some((&FORMAT, rest)) => {
+                postcard::from_bytes(rest).map_err(|e| DecodeError(e.to_string()))
+            }
+            Some((other, _)) => Err(DecodeError(format!("unknown format {other}"))),
+            None => Err(DecodeError("empty".into())),
+        }
+    }
+
+    /// The room's version.
+    pub fn version(&self) -> u64 {
+        with_room!(self, r => r.version)
+    }
+
+    /// When the store may forget the room.
+    pub fn expires_at(&self) -> Millis {
+        with_room!(self, r => r.expires_at())
+    }
+}
+
+impl From<Room<Yut>> for AnyRoom {
+    fn from(room: Room<Yut>) -> Self {
+        AnyRoom::Yut(room)
+    }
+}
+
+impl From<Room<Baduk>> for AnyRoom {
+    fn from(room: Room<Baduk>) -> Self {
+        AnyRoom::Baduk(room)
+    }
+}

@@ -1,0 +1,103 @@
+//! The chosen rules in one Korean line (spec §12: "방 만들기 화면에 현재 적용 규칙 요약을 한 줄로").
+
+use super::options::{BackdoFromDo, FinishRule, Mode, Ranking, StickModel, YutOptions};
+
+/// E.g. "개인전 · 말 4개 · 실제 윷 확률 · 빽도 있음(도에서 빽도는 참먹이로) · 참먹이를 지나야 남 ·
+/// 낙 없음 · 빽도로 잡아도 한 번 더 · 1등이 나오면 끝 · 한 번에 30초".
+pub fn rule_summary(o: &YutOptions) -> String {
+    let mut parts = vec![
+        match o.mode {
+            Mode::Individual => "개인전".to_owned(),
+            Mode::Team => "팀전".to_owned(),
+        },
+        format!("말 {}개", o.pieces),
+        match o.stick_model {
+            StickModel::Realistic => "실제 윷 확률".to_owned(),
+            StickModel::Fair => "고른 확률".to_owned(),
+        },
+    ];
+    parts.push(if o.backdo {
+        match o.backdo_from_do {
+            BackdoFromDo::Chammeogi => "빽도 있음(도에서 빽도는 참먹이로)".to_owned(),
+            BackdoFromDo::Finish => "빽도 있음(도에서 빽도는 바로 남)".to_owned(),
+        }
+    } else {
+        "빽도 없음".to_owned()
+    });
+    parts.push(
+        match o.finish_rule {
+            FinishRule::Pass => "참먹이를 지나야 남",
+            FinishRule::Reach => "참먹이에 닿으면 남",
+        }
+        .to_owned(),
+    );
+    parts.push(if o.nak_percent == 0 {
+        "낙 없음".to_owned()
+    } else {
+        format!("낙 {}%", o.nak_percent)
+    });
+    if o.backdo {
+        parts.push(
+            if o.backdo_capture_bonus {
+                "빽도로 잡아도 한 번 더"
+            } else {
+                "빽도로 잡으면 추가 던지기 없음"
+            }
+            .to_owned(),
+        );
+    }
+    if o.mode == Mode::Individual {
+        parts.push(
+            match o.ranking {
+                Ranking::First => "1등이 나오면 끝",
+                Ranking::All => "꼴찌까지 순위 결정",
+            }
+            .to_owned(),
+        );
+    }
+    parts.push(match o.turn_seconds {
+        Some(s) => format!("한 번에 {s}초"),
+        None => "시간 제한 없음".to_owned(),
+    });
+    parts.join(" · ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_rules_read_as_one_line() {
+        assert_eq!(
+            rule_summary(&YutOptions::default()),
+            "개인전 · 말 4개 · 실제 윷 확률 · 빽도 있음(도에서 빽도는 참먹이로) · 참먹이를 지나야 남 · 낙 없음 · \
+             빽도로 잡아도 한 번 더 · 1등이 나오면 끝 · 한 번에 30초"
+        );
+    }
+
+    #[test]
+    fn each_house_rule_shows_in_the_summary() {
+        let o = YutOptions {
+            mode: Mode::Team,
+            backdo: false,
+            finish_rule: FinishRule::Reach,
+            nak_percent: 5,
+            turn_seconds: None,
+            ..YutOptions::default()
+        };
+        let line = rule_summary(&o);
+        for part in [
+            "팀전",
+            "빽도 없음",
+            "참먹이에 닿으면 남",
+            "낙 5%",
+            "시간 제한 없음",
+        ] {
+            assert!(line.contains(part), "{part} missing from {line}");
+        }
+        assert!(
+            !line.contains("1등"),
+            "ranking applies to individual games only"
+        );
+    }
+}

@@ -1,0 +1,50 @@
+//! Turning raw HTTP input into typed values at the edge: JSON bodies (size-limited, unknown
+//! fields refused) and bearer tokens.
+
+use axum::body::Bytes;
+use axum::http::{HeaderMap, header};
+use madang_core::room::TokenHash;
+use serde::de::DeserializeOwned;
+
+use crate::error::ApiError;
+
+/// Request bodies larger than this are refused with 413 before they are parsed.
+pub const MAX_BODY_BYTES: usize = 16 * 1024;
+
+/// Parses a JSON body into `T`; every failure is a 400 that says what is wrong.
+pub fn json_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
+    if body.len() > MAX_BODY_BYTES {
+        return Err(ApiError::TooLarge);
+    }
+    serde_json::from_slice(body)
+        .map_err(|e| ApiError::Malformed(format!("JSON 본문을 읽을 수 없어요: {e}")))
+}
+
+/// The hash of the `Authorization: Bearer …` token, if the header is there.
+/// A header that is present but not a bearer token is refused.
+pub fn bearer(headers: &HeaderMap) -> Result<Option<TokenHash>, ApiError> {
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let token = value
+        .to_str()
+        .ok()
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .ok_or(ApiError::Unauthorized)?;
+    Ok(Some(TokenHash::of(token)))
+}
+
+/// The `Idempotency-Key` header, if any (at most 255 visible ASCII characters).
+pub fn idempotency_key(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
+    let Some(value) = headers.get("idempotency-key") else {
+        return Ok(None);
+    };
+    value
+        .to_str()
+        .ok()
+        .filter(|k| !k.is_empty() && k.len() <= 255)
+        .map(Some)
+        .ok_or_else(|| ApiError::Malformed("Idempotency-Key는 1~255자의 ASCII여야 해요.".into()))
+}

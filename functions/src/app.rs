@@ -1,0 +1,93 @@
+//! What every handler shares: the store, the clock, and whether test support is on.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use madang_core::Millis;
+
+/// The server's clock. Handlers read time only from here, so tests (and `MADANG_DEV=1` servers,
+/// through `POST /dev/clock`) can move time forward instead of sleeping.
+#[derive(Debug, Default)]
+pub struct Clock {
+    offset_ms: AtomicU64,
+}
+
+impl Clock {
+    /// Epoch milliseconds: the system time plus however far the clock was advanced.
+    pub fn now(&self) -> Millis {
+        let system = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as Millis)
+            .unwrap_or(0);
+        system + self.offset_ms.load(Ordering::Relaxed)
+    }
+
+    /// Moves the clock forward by `ms`; returns the new time.
+    pub fn advance(&self, ms: Millis) -> Millis {
+        self.offset_ms.fetch_add(ms, Ordering::Relaxed);
+        self.now()
+    }
+}
+
+/// Limits of the deployment the router runs in.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Longest long-poll wait, in seconds. 25 locally; 20 on Lambda (API Gateway cuts at 30 s,
+    /// and a DynamoDB poll loop needs headroom).
+    pub max_wait_secs: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_wait_secs: 25 }
+    }
+}
+
+/// The state handed to every handler.
+#[derive(Debug)]
+pub struct App<S> {
+    /// Where rooms live.
+    pub store: Arc<S>,
+    /// The server clock.
+    pub clock: Arc<Clock>,
+    /// `MADANG_DEV=1`: seeds on create and `POST /dev/clock` are allowed.
+    pub dev: bool,
+    /// Deployment limits.
+    pub limits: Limits,
+}
+
+impl<S> Clone for App<S> {
+    fn clone(&self) -> Self {
+        App {
+            store: self.store.clone(),
+            clock: self.clock.clone(),
+            dev: self.dev,
+            limits: self.limits,
+        }
+    }
+}
+
+impl<S> App<S> {
+    /// An app over `store` with the system clock and test support off.
+    pub fn new(store: Arc<S>) -> Self {
+        App {
+            store,
+            clock: Arc::new(Clock::default()),
+            dev: false,
+            limits: Limits::default(),
+        }
+    }
+
+    /// Turns `MADANG_DEV=1` test support on or off.
+    pub fn with_dev(mut self, dev: bool) -> Self {
+        self.dev = dev;
+        self
+    }
+
+    /// Sets the deployment limits.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+}

@@ -1,0 +1,122 @@
+//! One error type for the HTTP layer, rendered as RFC 9457 `application/problem+json` with a
+//! stable `code` member and a Korean `detail`. Every failure of a request ends here, in one match.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use madang_core::room::{ErrorKind, RoomError};
+use madang_infra::StoreError;
+use serde_json::{Value, json};
+
+/// Why a request failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// The body is not valid JSON for this route, or has unknown fields.
+    #[error("{0}")]
+    Malformed(String),
+    /// The body is over the size limit.
+    #[error("요청 본문이 너무 커요.")]
+    TooLarge,
+    /// No bearer token, or one that belongs to nobody in this room.
+    #[error("토큰이 없거나 올바르지 않아요.")]
+    Unauthorized,
+    /// No such room.
+    #[error("방을 찾을 수 없어요.")]
+    RoomNotFound,
+    /// Not something this room has (an SGF of a 윷놀이 room).
+    #[error("{0}")]
+    NotAvailable(&'static str),
+    /// The caller's `expectedVersion` is stale, or the room changed under a racing request.
+    /// `room` is the room as it is now, for the caller.
+    #[error("방이 그새 바뀌었어요. 최신 상태를 보고 다시 해 주세요.")]
+    VersionConflict {
+        /// The current room view.
+        room: Box<Value>,
+    },
+    /// The lobby or the game refused the action.
+    #[error("{0}")]
+    Room(#[from] RoomError),
+    /// Input that is well-formed but not acceptable (a name too long, a seed without dev mode).
+    #[error("{message}")]
+    Invalid {
+        /// Stable code.
+        code: &'static str,
+        /// Korean message.
+        message: String,
+    },
+    /// The store failed in a retryable way.
+    #[error("잠시 후 다시 시도해 주세요.")]
+    Unavailable(String),
+    /// A bug or corrupt data: logged, never shown.
+    #[error("서버 오류가 났어요.")]
+    Internal(String),
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::NotFound => ApiError::RoomNotFound,
+            StoreError::Unavailable(m) => ApiError::Unavailable(m),
+            other => ApiError::Internal(other.to_string()),
+        }
+    }
+}
+
+impl ApiError {
+    /// The HTTP status and the stable code.
+    pub fn status_and_code(&self) -> (StatusCode, &'static str) {
+        match self {
+            ApiError::Malformed(_) => (StatusCode::BAD_REQUEST, "MALFORMED"),
+            ApiError::TooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE"),
+            ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, "UNAUTHORIZED"),
+            ApiError::RoomNotFound => (StatusCode::NOT_FOUND, "ROOM_NOT_FOUND"),
+            ApiError::NotAvailable(_) => (StatusCode::NOT_FOUND, "NOT_AVAILABLE"),
+            ApiError::VersionConflict { .. } => (StatusCode::CONFLICT, "VERSION_CONFLICT"),
+            ApiError::Room(e) => (
+                match e.kind() {
+                    ErrorKind::Malformed => StatusCode::BAD_REQUEST,
+                    ErrorKind::Forbidden => StatusCode::FORBIDDEN,
+                    ErrorKind::Illegal => StatusCode::UNPROCESSABLE_ENTITY,
+                },
+                e.code(),
+            ),
+            ApiError::Invalid { code, .. } => (StatusCode::UNPROCESSABLE_ENTITY, code),
+            ApiError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "STORE_UNAVAILABLE"),
+            ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL"),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, code) = self.status_and_code();
+        match &self {
+            ApiError::Internal(m) | ApiError::Unavailable(m) => {
+                tracing::error!(code, error = %m, "request failed")
+            }
+            _ => tracing::debug!(code, detail = %self, "request refused"),
+        }
+        let mut body = json!({
+            "type": "about:blank",
+            "title": status.canonical_reason().unwrap_or("Error"),
+            "status": status.as_u16(),
+            "code": code,
+            "detail": self.to_string(),
+        });
+        match self {
+            ApiError::VersionConflict { room } => body["room"] = *room,
+            ApiError::Room(RoomError::InvalidOptions(e)) => body["field"] = json!(e.field),
+            _ => {}
+        }
+        let mut response = (status, axum::Json(body)).into_response();
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        );
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        response
+    }
+}

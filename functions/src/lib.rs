@@ -1,0 +1,25 @@
+//! Madang functions: the HTTP API and the timeout sweeper.
+//!
+//! One [`axum::Router`], built by [`router`] from an [`App`] (a [`RoomStore`] and a [`Clock`]),
+//! serves every environment: `lambda_http::run` on AWS Lambda (`bin/api`), `axum::serve` in the
+//! local server (`bin/madang`), and the end-to-end tests on port 0.
+//!
+//! - [`app`]: the shared state handed to every handler, and the server [`Clock`].
+//! - [`api`]: the routes of the HTTP contract, one module per concern.
+//! - [`service`]: the one straight path of a request — load, catch up, apply, conditional save.
+//! - [`error`]: [`ApiError`] and its RFC 9457 problem+json rendering.
+//! - [`sweeper`]: fires overdue timeouts of rooms nobody is polling.
+//! - [`telemetry`]: tracing setup (JSON on Lambda, human-readable locally).
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
+pub mod api;
+pub mod app;
+pub mod error;
+pub mod service;
+pub mod sweeper;
+pub mod telemetry;
+
+pub use api::router;
+pub use app::{App, Clock};
+pub use error::ApiError;
+pub use madang_infra::RoomStore;

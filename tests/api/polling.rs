@@ -1,0 +1,97 @@
+//! Polling: ETag / If-None-Match, long-polls that wake the moment someone acts, and timeouts that
+//! fire with nobody polling.
+
+use std::time::{Duration, Instant};
+
+use madang_infra::RoomStore;
+use madang_tests::spawn_app;
+use reqwest::StatusCode;
+use serde_json::json;
+
+#[tokio::test]
+async fn an_unchanged_room_answers_304_to_its_etag() {
+    let app = spawn_app().await;
+    let (room, _) = app.create("yut", json!({}), 1).await;
+    let r = app.get(&format!("/rooms/{room}"), None).await;
+    let etag = r.headers["etag"].to_str().unwrap().to_owned();
+    assert_eq!(etag, "\"1\"");
+    let again = app
+        .http
+        .get(format!("{}/rooms/{room}", app.base))
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+    app.join(&room, "b").await;
+    let changed = app
+        .http
+        .get(format!("{}/rooms/{room}", app.base))
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(changed.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn a_long_poll_wakes_when_another_client_acts() {
+    let app = spawn_app().await;
+    let (room, host) = app.create("yut", json!({}), 1).await;
+    let url = format!("{}/rooms/{room}?since=1&wait=20", app.base);
+    let http = app.http.clone();
+    let started = Instant::now();
+    let poll = tokio::spawn(async move { http.get(url).send().await.unwrap() });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    app.join(&room, "b").await;
+    let response = poll.await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "woke on the change, not at the end of the wait"
+    );
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["version"], 2);
+    drop(host);
+}
+
+#[tokio::test]
+async fn a_long_poll_with_nothing_new_ends_in_304() {
+    let app = spawn_app().await;
+    let (room, _) = app.create("yut", json!({}), 1).await;
+    let r = app
+        .get(&format!("/rooms/{room}?since=1&wait=1"), None)
+        .await;
+    assert_eq!(r.status, StatusCode::NOT_MODIFIED);
+    let r = app
+        .get(&format!("/rooms/{room}?since=0&wait=1"), None)
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "already newer: answers at once");
+}
+
+#[tokio::test]
+async fn a_timeout_fires_through_the_dev_clock_with_nobody_polling() {
+    let app = spawn_app().await;
+    let (room, host) = app.create("yut", json!({"turnSeconds": 15}), 5).await;
+    app.join(&room, "b").await;
+    let started = app.act_ok(&room, &host, json!({"type": "start"})).await;
+    let version = started["version"].as_u64().unwrap();
+    app.advance_clock(16_000).await;
+    // Look in the store directly: a request would catch the timeout up itself.
+    let store = app.embedded.clone().unwrap();
+    let mut fired = false;
+    for _ in 0..50 {
+        if store.load(&room, 0).await.unwrap().version > version {
+            fired = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(fired, "the sweeper fired the overdue throw");
+    let view = app.room(&room, None).await;
+    assert!(
+        view["state"]["lastThrow"].is_object(),
+        "the auto-throw happened: {}",
+        view["state"]
+    );
+}

@@ -1,0 +1,171 @@
+//! Test support for the end-to-end suites: a real server on a loopback port, and a small client
+//! that speaks the API the way an app would.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use madang_functions::{App, RoomStore, router, sweeper};
+use madang_infra::EmbeddedStore;
+use madang_infra::contract::fresh_id;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+/// A running server.
+pub struct TestApp {
+    pub base: String,
+    pub http: reqwest::Client,
+    /// The embedded store behind the server, when it is one (to look without a request).
+    pub embedded: Option<Arc<EmbeddedStore>>,
+}
+
+/// A reply: status, headers and JSON body (Null when there is none).
+#[derive(Debug)]
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+}
+
+/// A seated player: id and token.
+#[derive(Clone, Debug)]
+pub struct Player {
+    pub id: String,
+    pub token: String,
+}
+
+/// Starts the API on an embedded store in a fresh temp directory, with `MADANG_DEV` test
+/// support and the background sweeper, on 127.0.0.1 port 0.
+pub async fn spawn_app() -> TestApp {
+    let dir = std::env::temp_dir().join(format!("madang-e2e-{}", fresh_id("app")));
+    std::fs::create_dir_all(&dir).unwrap();
+    let store = Arc::new(EmbeddedStore::open(&dir.join("madang.sqlite3")).unwrap());
+    TestApp {
+        embedded: Some(store.clone()),
+        ..spawn_app_on(store).await
+    }
+}
+
+/// Starts the API over any store (the DynamoDB suites use this).
+pub async fn spawn_app_on<S: RoomStore>(store: Arc<S>) -> TestApp {
+    let app = App::new(store).with_dev(true);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr: SocketAddr = listener.local_addr().unwrap();
+    let sweeping = app.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            sweeper::sweep(&*sweeping.store, sweeping.clock.now(), 100).await;
+        }
+    });
+    tokio::spawn(async move { axum::serve(listener, router(app)).await.unwrap() });
+    TestApp {
+        base: format!("http://{addr}"),
+        http: reqwest::Client::new(),
+        embedded: None,
+    }
+}
+
+impl TestApp {
+    pub async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> Reply {
+        let mut request = self.http.request(method, format!("{}{path}", self.base));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        Self::reply(request.send().await.unwrap()).await
+    }
+
+    pub async fn reply(response: reqwest::Response) -> Reply {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = response.bytes().await.unwrap();
+        let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        Reply {
+            status,
+            headers,
+            body,
+        }
+    }
+
+    pub async fn get(&self, path: &str, token: Option<&str>) -> Reply {
+        self.send(reqwest::Method::GET, path, token, None).await
+    }
+
+    pub async fn post(&self, path: &str, token: Option<&str>, body: Value) -> Reply {
+        self.send(reqwest::Method::POST, path, token, Some(body))
+            .await
+    }
+
+    /// Creates a room with a fixed seed; returns its id and the host.
+    pub async fn create(&self, game: &str, options: Value, seed: u64) -> (String, Player) {
+        let r = self
+            .post(
+                "/rooms",
+                None,
+                json!({"game": game, "name": "방장", "options": options, "seed": seed}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+        let host = Player {
+            id: r.body["playerId"].as_str().unwrap().into(),
+            token: r.body["token"].as_str().unwrap().into(),
+        };
+        (r.body["roomId"].as_str().unwrap().into(), host)
+    }
+
+    pub async fn join(&self, room: &str, name: &str) -> Player {
+        let r = self
+            .post(
+                &format!("/rooms/{room}/players"),
+                None,
+                json!({"name": name}),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+        Player {
+            id: r.body["playerId"].as_str().unwrap().into(),
+            token: r.body["token"].as_str().unwrap().into(),
+        }
+    }
+
+    pub async fn act(&self, room: &str, who: &Player, action: Value) -> Reply {
+        self.post(
+            &format!("/rooms/{room}/actions"),
+            Some(&who.token),
+            json!({"action": action}),
+        )
+        .await
+    }
+
+    /// Acts and insists it was accepted.
+    pub async fn act_ok(&self, room: &str, who: &Player, action: Value) -> Value {
+        let r = self.act(room, who, action.clone()).await;
+        assert_eq!(r.status, StatusCode::OK, "{action} → {:?}", r.body);
+        r.body
+    }
+
+    pub async fn room(&self, room: &str, who: Option<&Player>) -> Value {
+        let r = self
+            .get(&format!("/rooms/{room}"), who.map(|p| p.token.as_str()))
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+        r.body
+    }
+
+    pub async fn advance_clock(&self, ms: u64) {
+        let r = self
+            .post("/dev/clock", None, json!({"advanceMs": ms}))
+            .await;
+        assert_eq!(r.status, StatusCode::OK);
+    }
+}
