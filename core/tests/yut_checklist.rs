@@ -1242,3 +1242,13 @@ fn a_state_round_trips_through_postcard_and_json_and_stays_small() {
     }
     assert!(largest < 400, "a 4-player state took {largest} bytes");
 }
+
+#[test]
+fn another_player_conceding_does_not_restart_the_clock_of_the_player_on_turn() {
+    let mut t = Table::new(3, options());
+    t.turn(0, &[]);
+    let deadline = Yut::deadline(&t.state);
+    t.act(2, Action::Concede).unwrap();
+    assert_eq!(Yut::deadline(&t.state), deadline);
+    assert_eq!(t.current(), Some(t.p(0)));
+}
