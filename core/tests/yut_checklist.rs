@@ -705,36 +705,12 @@ fn the_team_summary_names_the_winning_team() {
 
 #[test]
 fn remaining_distance_table_matches_section_6() {
+    // The spec's table, in the spec's order: (spot, steps to the goal under `pass`).
+    #[rustfmt::skip]
     let table: [(u8, u32); 29] = [
-        (1, 11),
-        (2, 10),
-        (3, 9),
-        (4, 8),
-        (5, 7),
-        (6, 11),
-        (7, 10),
-        (8, 9),
-        (9, 8),
-        (10, 7),
-        (11, 10),
-        (12, 9),
-        (13, 8),
-        (14, 7),
-        (15, 6),
-        (16, 5),
-        (17, 4),
-        (18, 3),
-        (19, 2),
-        (0, 1),
-        (20, 6),
-        (21, 5),
-        (22, 4),
-        (23, 8),
-        (24, 7),
-        (25, 6),
-        (26, 5),
-        (27, 3),
-        (28, 2),
+        (1, 11), (2, 10), (3, 9), (4, 8), (5, 7), (6, 11), (7, 10), (8, 9), (9, 8), (10, 7),
+        (11, 10), (12, 9), (13, 8), (14, 7), (15, 6), (16, 5), (17, 4), (18, 3), (19, 2),
+        (0, 1), (20, 6), (21, 5), (22, 4), (23, 8), (24, 7), (25, 6), (26, 5), (27, 3), (28, 2),
     ];
     assert_eq!(remaining_distance(Position::Home, FinishRule::Pass), 12);
     assert_eq!(remaining_distance(Position::Goal, FinishRule::Pass), 0);

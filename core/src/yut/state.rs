@@ -21,6 +21,7 @@ pub type Seat = u8;
 
 /// One piece.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Piece {
     pub(crate) position: Position,
     /// The spots passed since entering, ending with the current one; 빽도 walks it back. Pieces
@@ -52,6 +53,7 @@ impl Piece {
 
 /// One side: a player (individual) or a team, with its pieces.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Side {
     pub(crate) pieces: Vec<Piece>,
     pub(crate) finished_rank: Option<u8>,
@@ -97,6 +99,7 @@ impl Side {
 
 /// Per-player bookkeeping that is not about the board.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct Member {
     /// Timeout actions in a row (ruling Y15).
     pub(crate) timeouts: u8,
@@ -118,6 +121,7 @@ pub enum Phase {
 
 /// Counters for the result screen (§8.6).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct Counters {
     /// Results thrown, indexed like [`Throw::ALL`], then 낙.
     pub(crate) throws: [u32; 7],
@@ -132,6 +136,7 @@ pub(crate) struct Counters {
 /// of two sides, every side keeps its piece count, and in the move phase at least one pending
 /// result can be used.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct State {
     pub(crate) options: YutOptions,
     pub(crate) players: Vec<PlayerId>,
