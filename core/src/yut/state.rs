@@ -30,7 +30,9 @@ pub struct Piece {
 }
 
 impl Piece {
-    const WAITING: Piece = Piece {
+    /// A piece waiting off the board, with no trail: how every piece starts, and where a captured
+    /// or conceded piece goes back to.
+    pub(crate) const WAITING: Piece = Piece {
         position: Position::Home,
         trail: Vec::new(),
     };
