@@ -128,10 +128,7 @@ impl State {
         if let (Some((victim, count)), Some(at)) = (plan.victim, plan.to.node()) {
             for piece in &mut self.sides[usize::from(victim)].pieces {
                 if piece.position == plan.to {
-                    *piece = Piece {
-                        position: Position::Home,
-                        trail: Vec::new(),
-                    };
+                    *piece = Piece::WAITING;
                 }
             }
             self.stats.captures[side] += 1;
@@ -248,15 +245,13 @@ impl State {
         self.concessions += 1;
         let out = &mut self.sides[usize::from(side)];
         out.conceded = Some(self.concessions);
+        // Its pieces leave the board; finished ones stay finished.
         for piece in out
             .pieces
             .iter_mut()
             .filter(|p| p.position != Position::Goal)
         {
-            *piece = Piece {
-                position: Position::Home,
-                trail: Vec::new(),
-            };
+            *piece = Piece::WAITING;
         }
         if self.sides_in_play() <= 1 {
             self.end_game(events);
