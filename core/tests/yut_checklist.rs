@@ -1228,3 +1228,69 @@ fn another_player_conceding_does_not_restart_the_clock_of_the_player_on_turn() {
     assert_eq!(Yut::deadline(&t.state), deadline);
     assert_eq!(t.current(), Some(t.p(0)));
 }
+
+#[test]
+fn the_view_json_matches_its_snapshot_and_holds_nothing_hidden() {
+    let mut t = Table::new(
+        2,
+        YutOptions {
+            pieces: 2,
+            ..options()
+        },
+    );
+    let me = seat_to_move(&t);
+    assert_eq!(me, 1, "seed 1 draws p1 to start");
+    t.place(0, 0, node(3), &[1, 2, 3]);
+    let events = t.throw(me);
+    assert_eq!(
+        serde_json::to_value(&events).unwrap(),
+        serde_json::json!([
+            {"type": "thrown", "player": "p1", "sticks": [true, true, true, true], "result": "yut"}
+        ])
+    );
+    let view = serde_json::to_value(Yut::view(&t.state, Some(&t.p(1)))).unwrap();
+    let home = serde_json::json!({"status": "home", "node": null, "lapped": false, "trail": []});
+    let piece = |id: u8, base: &serde_json::Value| {
+        let mut p = base.clone();
+        p["id"] = id.into();
+        p
+    };
+    assert_eq!(
+        view,
+        serde_json::json!({
+            "options": {
+                "mode": "individual", "pieces": 2, "stickModel": "realistic", "backdo": true,
+                "backdoFromDo": "chammeogi", "finishRule": "pass", "nakPercent": 0,
+                "backdoCaptureBonus": true, "ranking": "first", "turnSeconds": 30
+            },
+            "players": ["p0", "p1"],
+            "sideOf": {"p0": 0, "p1": 1},
+            "sides": [
+                {
+                    "id": 0, "name": "p0", "members": ["p0"],
+                    "pieces": [
+                        {"id": 0, "status": "board", "node": 3, "lapped": false, "trail": [1, 2, 3]},
+                        piece(1, &home),
+                    ],
+                    "finishedRank": null, "conceded": false, "remainingDistance": 21
+                },
+                {
+                    "id": 1, "name": "p1", "members": ["p1"],
+                    "pieces": [piece(0, &home), piece(1, &home)],
+                    "finishedRank": null, "conceded": false, "remainingDistance": 24
+                }
+            ],
+            "turnOrder": ["p1", "p0"],
+            "turnIndex": 0,
+            "currentPlayer": "p1",
+            "phase": "throw",
+            "throwsOwed": 1,
+            "pending": ["yut"],
+            "lastThrow": {"sticks": [true, true, true, true], "result": "yut"},
+            "deadlineAt": 31_000,
+            "away": {"p0": false, "p1": false},
+            "conceded": {"p0": false, "p1": false},
+            "legalMoves": []
+        })
+    );
+}
