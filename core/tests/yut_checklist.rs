@@ -705,36 +705,12 @@ fn the_team_summary_names_the_winning_team() {
 
 #[test]
 fn remaining_distance_table_matches_section_6() {
+    // The spec's table, in the spec's order: (spot, steps to the goal under `pass`).
+    #[rustfmt::skip]
     let table: [(u8, u32); 29] = [
-        (1, 11),
-        (2, 10),
-        (3, 9),
-        (4, 8),
-        (5, 7),
-        (6, 11),
-        (7, 10),
-        (8, 9),
-        (9, 8),
-        (10, 7),
-        (11, 10),
-        (12, 9),
-        (13, 8),
-        (14, 7),
-        (15, 6),
-        (16, 5),
-        (17, 4),
-        (18, 3),
-        (19, 2),
-        (0, 1),
-        (20, 6),
-        (21, 5),
-        (22, 4),
-        (23, 8),
-        (24, 7),
-        (25, 6),
-        (26, 5),
-        (27, 3),
-        (28, 2),
+        (1, 11), (2, 10), (3, 9), (4, 8), (5, 7), (6, 11), (7, 10), (8, 9), (9, 8), (10, 7),
+        (11, 10), (12, 9), (13, 8), (14, 7), (15, 6), (16, 5), (17, 4), (18, 3), (19, 2),
+        (0, 1), (20, 6), (21, 5), (22, 4), (23, 8), (24, 7), (25, 6), (26, 5), (27, 3), (28, 2),
     ];
     assert_eq!(remaining_distance(Position::Home, FinishRule::Pass), 12);
     assert_eq!(remaining_distance(Position::Goal, FinishRule::Pass), 0);
@@ -1241,4 +1217,80 @@ fn a_state_round_trips_through_postcard_and_json_and_stays_small() {
         assert_eq!(back, state);
     }
     assert!(largest < 400, "a 4-player state took {largest} bytes");
+}
+
+#[test]
+fn another_player_conceding_does_not_restart_the_clock_of_the_player_on_turn() {
+    let mut t = Table::new(3, options());
+    t.turn(0, &[]);
+    let deadline = Yut::deadline(&t.state);
+    t.act(2, Action::Concede).unwrap();
+    assert_eq!(Yut::deadline(&t.state), deadline);
+    assert_eq!(t.current(), Some(t.p(0)));
+}
+
+#[test]
+fn the_view_json_matches_its_snapshot_and_holds_nothing_hidden() {
+    let mut t = Table::new(
+        2,
+        YutOptions {
+            pieces: 2,
+            ..options()
+        },
+    );
+    let me = seat_to_move(&t);
+    assert_eq!(me, 1, "seed 1 draws p1 to start");
+    t.place(0, 0, node(3), &[1, 2, 3]);
+    let events = t.throw(me);
+    assert_eq!(
+        serde_json::to_value(&events).unwrap(),
+        serde_json::json!([
+            {"type": "thrown", "player": "p1", "sticks": [true, true, true, true], "result": "yut"}
+        ])
+    );
+    let view = serde_json::to_value(Yut::view(&t.state, Some(&t.p(1)))).unwrap();
+    let home = serde_json::json!({"status": "home", "node": null, "lapped": false, "trail": []});
+    let piece = |id: u8, base: &serde_json::Value| {
+        let mut p = base.clone();
+        p["id"] = id.into();
+        p
+    };
+    assert_eq!(
+        view,
+        serde_json::json!({
+            "options": {
+                "mode": "individual", "pieces": 2, "stickModel": "realistic", "backdo": true,
+                "backdoFromDo": "chammeogi", "finishRule": "pass", "nakPercent": 0,
+                "backdoCaptureBonus": true, "ranking": "first", "turnSeconds": 30
+            },
+            "players": ["p0", "p1"],
+            "sideOf": {"p0": 0, "p1": 1},
+            "sides": [
+                {
+                    "id": 0, "name": "p0", "members": ["p0"],
+                    "pieces": [
+                        {"id": 0, "status": "board", "node": 3, "lapped": false, "trail": [1, 2, 3]},
+                        piece(1, &home),
+                    ],
+                    "finishedRank": null, "conceded": false, "remainingDistance": 21
+                },
+                {
+                    "id": 1, "name": "p1", "members": ["p1"],
+                    "pieces": [piece(0, &home), piece(1, &home)],
+                    "finishedRank": null, "conceded": false, "remainingDistance": 24
+                }
+            ],
+            "turnOrder": ["p1", "p0"],
+            "turnIndex": 0,
+            "currentPlayer": "p1",
+            "phase": "throw",
+            "throwsOwed": 1,
+            "pending": ["yut"],
+            "lastThrow": {"sticks": [true, true, true, true], "result": "yut"},
+            "deadlineAt": 31_000,
+            "away": {"p0": false, "p1": false},
+            "conceded": {"p0": false, "p1": false},
+            "legalMoves": []
+        })
+    );
 }

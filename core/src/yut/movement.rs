@@ -227,3 +227,80 @@ impl State {
         origins
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Lineup, PlayerId};
+    use crate::rng::GameRng;
+    use crate::yut::options::YutOptions;
+
+    fn state() -> State {
+        let players = vec![PlayerId::new("a"), PlayerId::new("b")];
+        let lineup = Lineup {
+            host: players[0].clone(),
+            players,
+        };
+        let mut rng = GameRng::seed_from_u64(0);
+        State::new(&lineup, &YutOptions::default(), &mut rng, 0).unwrap()
+    }
+
+    fn at(n: u8) -> Position {
+        Node::new(n).map_or(Position::Goal, Position::Board)
+    }
+
+    #[test]
+    fn planning_changes_nothing_and_describes_the_whole_move() {
+        let mut s = state();
+        let side = s.current_side();
+        s.debug_place(side, 0, at(3), &[1, 2, 3]);
+        s.debug_place(1 - side, 0, at(5), &[1, 2, 3, 4, 5]);
+        s.pending = vec![Throw::Gae];
+        let before = s.clone();
+        let plan = s.plan(side, 0, at(3)).unwrap();
+        assert_eq!(s, before);
+        assert_eq!((plan.to, plan.path.clone()), (at(5), vec![at(4), at(5)]));
+        assert_eq!(plan.victim, Some((1 - side, 1)));
+        assert_eq!(plan.trail.len(), 5);
+        assert_eq!(plan.movers, [0]);
+    }
+
+    #[test]
+    fn nothing_moves_from_an_empty_spot_the_goal_or_with_backdo_from_home() {
+        let mut s = state();
+        let side = s.current_side();
+        s.pending = vec![Throw::Backdo, Throw::Do];
+        assert!(s.plan(side, 0, Position::Home).is_none());
+        assert!(s.plan(side, 1, at(7)).is_none());
+        assert!(s.plan(side, 1, Position::Goal).is_none());
+        assert!(s.plan(side, 2, Position::Home).is_none());
+        assert!(s.plan(side, 1, Position::Home).is_some());
+        assert!(s.can_use_any(side), "도 can enter a piece");
+    }
+
+    #[test]
+    fn moves_are_listed_by_throw_then_spot_with_entering_last() {
+        let mut s = state();
+        let side = s.current_side();
+        s.debug_place(side, 0, at(9), &[9]);
+        s.debug_place(side, 1, at(2), &[1, 2]);
+        s.pending = vec![Throw::Do, Throw::Gae];
+        s.phase = crate::yut::state::Phase::Move;
+        let order: Vec<(usize, Position)> = s
+            .legal_moves()
+            .iter()
+            .map(|m| (m.throw_index, m.from))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                (0, at(2)),
+                (0, at(9)),
+                (0, Position::Home),
+                (1, at(2)),
+                (1, at(9)),
+                (1, Position::Home)
+            ]
+        );
+    }
+}

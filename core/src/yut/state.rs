@@ -21,6 +21,7 @@ pub type Seat = u8;
 
 /// One piece.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Piece {
     pub(crate) position: Position,
     /// The spots passed since entering, ending with the current one; 빽도 walks it back. Pieces
@@ -29,7 +30,9 @@ pub struct Piece {
 }
 
 impl Piece {
-    const WAITING: Piece = Piece {
+    /// A piece waiting off the board, with no trail: how every piece starts, and where a captured
+    /// or conceded piece goes back to.
+    pub(crate) const WAITING: Piece = Piece {
         position: Position::Home,
         trail: Vec::new(),
     };
@@ -52,6 +55,7 @@ impl Piece {
 
 /// One side: a player (individual) or a team, with its pieces.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Side {
     pub(crate) pieces: Vec<Piece>,
     pub(crate) finished_rank: Option<u8>,
@@ -97,6 +101,7 @@ impl Side {
 
 /// Per-player bookkeeping that is not about the board.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct Member {
     /// Timeout actions in a row (ruling Y15).
     pub(crate) timeouts: u8,
@@ -118,7 +123,8 @@ pub enum Phase {
 
 /// Counters for the result screen (§8.6).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Stats {
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Counters {
     /// Results thrown, indexed like [`Throw::ALL`], then 낙.
     pub(crate) throws: [u32; 7],
     /// Capturing moves per side (ruling Y14).
@@ -127,11 +133,12 @@ pub(crate) struct Stats {
 
 /// A 윷놀이 game in progress or over.
 ///
-/// Obtained only from [`Yut::setup`](crate::game::Game::setup) and changed only by
-/// [`Yut::apply`](crate::game::Game::apply), so its invariants always hold: no spot holds pieces
+/// Obtained from [`State::new`] (which [`Yut::setup`](crate::game::Game::setup) calls) and
+/// changed only by [`Yut::apply`](crate::game::Game::apply), so its invariants always hold: no spot holds pieces
 /// of two sides, every side keeps its piece count, and in the move phase at least one pending
 /// result can be used.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct State {
     pub(crate) options: YutOptions,
     pub(crate) players: Vec<PlayerId>,
@@ -147,7 +154,7 @@ pub struct State {
     pub(crate) deadline_at: Option<Millis>,
     /// Concessions so far, to order the sides that conceded (ruling Y10).
     pub(crate) concessions: u8,
-    pub(crate) stats: Stats,
+    pub(crate) stats: Counters,
 }
 
 impl State {
@@ -200,7 +207,7 @@ impl State {
                 .turn_seconds
                 .map(|s| now.saturating_add(u64::from(s) * 1000)),
             concessions: 0,
-            stats: Stats {
+            stats: Counters {
                 throws: [0; 7],
                 captures: vec![0; usize::from(side_count)],
             },
@@ -360,5 +367,67 @@ impl State {
             self.phase = Phase::Move;
             self.throws_owed = 0;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lineup(n: usize) -> Lineup {
+        let players: Vec<PlayerId> = (0..n).map(|i| PlayerId::new(format!("p{i}"))).collect();
+        Lineup {
+            host: players[0].clone(),
+            players,
+        }
+    }
+
+    #[test]
+    fn setup_puts_every_piece_in_waiting_and_draws_only_the_first_side() {
+        let options = YutOptions {
+            pieces: 3,
+            ..YutOptions::default()
+        };
+        let mut rng = GameRng::seed_from_u64(11);
+        let mut expected = rng.clone();
+        let state = State::new(&lineup(3), &options, &mut rng, 100).unwrap();
+        let first = expected.below(3) as u8;
+        assert_eq!(rng, expected, "setup draws one number");
+        assert_eq!(state.current_seat(), first);
+        assert_eq!(state.sides.len(), 3);
+        for side in &state.sides {
+            assert_eq!(side.pieces.len(), 3);
+            assert!(side.pieces.iter().all(|p| p.position == Position::Home));
+        }
+        assert_eq!((state.phase, state.throws_owed), (Phase::Throw, 1));
+        assert_eq!(state.deadline_at, Some(30_100));
+    }
+
+    #[test]
+    fn team_sides_follow_seat_parity() {
+        let options = YutOptions {
+            mode: Mode::Team,
+            ..YutOptions::default()
+        };
+        let mut rng = GameRng::seed_from_u64(1);
+        let state = State::new(&lineup(6), &options, &mut rng, 0).unwrap();
+        assert_eq!(state.sides.len(), 2);
+        let blue: Vec<&str> = state.members(0).map(PlayerId::as_str).collect();
+        let red: Vec<&str> = state.members(1).map(PlayerId::as_str).collect();
+        assert_eq!(
+            (blue, red),
+            (vec!["p0", "p2", "p4"], vec!["p1", "p3", "p5"])
+        );
+        assert_eq!(state.side_of(&PlayerId::new("p5")), Some(1));
+        assert_eq!(state.side_of(&PlayerId::new("p9")), None);
+    }
+
+    #[test]
+    fn setup_refuses_options_that_do_not_fit_the_lineup() {
+        let mut rng = GameRng::seed_from_u64(1);
+        let before = rng.clone();
+        let err = State::new(&lineup(5), &YutOptions::default(), &mut rng, 0).unwrap_err();
+        assert_eq!(err.field, "mode");
+        assert_eq!(rng, before);
     }
 }

@@ -29,6 +29,7 @@ impl State {
         if self.phase == Phase::Finished {
             return Err(YutError::GameOver);
         }
+        let on_turn = self.current_seat();
         let mut events = Vec::new();
         match *action {
             Action::Throw => {
@@ -57,8 +58,13 @@ impl State {
             }
         }
         self.count_timeout(seat, actor.is_timeout(), &mut events);
+        // Someone else conceding does not change what the player on turn must do, so their
+        // clock keeps running; every other accepted action awaits a new action from now on.
+        let same_wait =
+            *action == Action::Concede && seat != on_turn && self.current_seat() == on_turn;
         self.deadline_at = match (self.phase, self.options.turn_seconds) {
             (Phase::Finished, _) | (_, None) => None,
+            _ if same_wait => self.deadline_at,
             (_, Some(s)) => Some(now.saturating_add(u64::from(s) * 1000)),
         };
         Ok(events)
@@ -122,10 +128,7 @@ impl State {
         if let (Some((victim, count)), Some(at)) = (plan.victim, plan.to.node()) {
             for piece in &mut self.sides[usize::from(victim)].pieces {
                 if piece.position == plan.to {
-                    *piece = Piece {
-                        position: Position::Home,
-                        trail: Vec::new(),
-                    };
+                    *piece = Piece::WAITING;
                 }
             }
             self.stats.captures[side] += 1;
@@ -242,15 +245,13 @@ impl State {
         self.concessions += 1;
         let out = &mut self.sides[usize::from(side)];
         out.conceded = Some(self.concessions);
+        // Its pieces leave the board; finished ones stay finished.
         for piece in out
             .pieces
             .iter_mut()
             .filter(|p| p.position != Position::Goal)
         {
-            *piece = Piece {
-                position: Position::Home,
-                trail: Vec::new(),
-            };
+            *piece = Piece::WAITING;
         }
         if self.sides_in_play() <= 1 {
             self.end_game(events);
