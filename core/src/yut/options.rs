@@ -177,56 +177,6 @@ impl YutOptions {
     pub fn nak_probability(&self) -> f64 {
         f64::from(self.nak_percent) / 100.0
     }
-
-    /// The rules in force as one Korean line, for the room screen (spec §12: house rules vary,
-    /// so the room shows which ones apply), e.g.
-    /// "개인전 · 말 4개 · 빽도 있음(도에서 빽도: 참먹이) · 참먹이를 지나야 남 · 낙 없음 ·
-    /// 빽도로 잡아도 한 번 더 · 1등이 나오면 끝 · 한 번에 30초".
-    pub fn rule_summary(&self) -> String {
-        let mode = match self.mode {
-            Mode::Individual => "개인전",
-            Mode::Team => "팀전",
-        };
-        let backdo = match (self.backdo, self.backdo_from_do) {
-            (false, _) => "빽도 없음",
-            (true, BackdoFromDo::Chammeogi) => "빽도 있음(도에서 빽도: 참먹이)",
-            (true, BackdoFromDo::Finish) => "빽도 있음(도에서 빽도: 바로 남)",
-        };
-        let finish = match self.finish_rule {
-            FinishRule::Pass => "참먹이를 지나야 남",
-            FinishRule::Reach => "참먹이에 닿으면 남",
-        };
-        let nak = match self.nak_percent {
-            0 => "낙 없음".to_owned(),
-            n => format!("낙 {n}%"),
-        };
-        let bonus = if self.backdo_capture_bonus {
-            "빽도로 잡아도 한 번 더"
-        } else {
-            "빽도로 잡으면 추가 던지기 없음"
-        };
-        let ranking = match self.ranking {
-            Ranking::First => "1등이 나오면 끝",
-            Ranking::All => "꼴찌까지 순위 결정",
-        };
-        let clock = match self.turn_seconds {
-            Some(s) => format!("한 번에 {s}초"),
-            None => "시간 제한 없음".to_owned(),
-        };
-        let mut parts = vec![
-            mode.to_owned(),
-            format!("말 {}개", self.pieces),
-            backdo.to_owned(),
-            finish.to_owned(),
-            nak,
-        ];
-        // The 빽도 capture bonus means nothing when there is no 빽도.
-        if self.backdo {
-            parts.push(bonus.to_owned());
-        }
-        parts.extend([ranking.to_owned(), clock]);
-        parts.join(" · ")
-    }
 }
 
 #[cfg(test)]
@@ -278,29 +228,6 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(bad(slow), "turnSeconds");
-    }
-
-    #[test]
-    fn the_rule_summary_names_every_house_rule_in_one_line() {
-        assert_eq!(
-            YutOptions::default().rule_summary(),
-            "개인전 · 말 4개 · 빽도 있음(도에서 빽도: 참먹이) · 참먹이를 지나야 남 · 낙 없음 · \
-             빽도로 잡아도 한 번 더 · 1등이 나오면 끝 · 한 번에 30초"
-        );
-        let house = YutOptions {
-            mode: Mode::Team,
-            pieces: 3,
-            backdo: false,
-            finish_rule: FinishRule::Reach,
-            nak_percent: 5,
-            ranking: Ranking::All,
-            turn_seconds: None,
-            ..YutOptions::default()
-        };
-        assert_eq!(
-            house.rule_summary(),
-            "팀전 · 말 3개 · 빽도 없음 · 참먹이에 닿으면 남 · 낙 5% · 꼴찌까지 순위 결정 · 시간 제한 없음"
-        );
     }
 
     #[test]
