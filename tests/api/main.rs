@@ -1,6 +1,7 @@
 //! End-to-end tests of the HTTP API: a real server on a loopback port, called the way an app
 //! would, playing whole games. One test binary (see `madang_tests::spawn_app`).
 
+mod baduk_games;
 mod errors;
 mod polling;
 mod race;
