@@ -37,7 +37,10 @@ async fn serve<S: RoomStore>(
     addr: SocketAddr,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
-    tracing::info!(addr = %listener.local_addr()?, dev = app.dev, "madang listening");
+    let bound = listener.local_addr()?;
+    tracing::info!(addr = %bound, dev = app.dev, "madang listening");
+    // One plain line on stdout, so scripts and tests that bind port 0 can find the server.
+    println!("madang listening on http://{bound}");
     let sweeper = tokio::spawn(sweep_forever(app.clone()));
     axum::serve(listener, router(app))
         .with_graceful_shutdown(shutdown())
