@@ -95,3 +95,50 @@ async fn a_timeout_fires_through_the_dev_clock_with_nobody_polling() {
         view["state"]
     );
 }
+
+#[tokio::test]
+async fn a_disconnected_players_turn_is_auto_played_after_the_grace_period() {
+    let app = spawn_app().await;
+    // No turn limit at all: only the disconnect handling can move the game on.
+    let (room, host) = app.create("yut", json!({"turnSeconds": null}), 5).await;
+    let guest = app.join(&room, "b").await;
+    let started = app.act_ok(&room, &host, json!({"type": "start"})).await;
+    let version = started["version"].as_u64().unwrap();
+    assert_eq!(
+        started["room"]["deadlineAt"],
+        json!(null),
+        "connected, unlimited: no deadline"
+    );
+
+    // Nobody is heard from for 44 s: still connected, nothing fires.
+    app.advance_clock(44_000).await;
+    let view = app.room(&room, None).await;
+    assert_eq!(view["version"].as_u64().unwrap(), version);
+    assert!(
+        view["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["connected"] == true)
+    );
+
+    // Past the 45 s presence window plus the 5 s grace, the player to move is auto-played.
+    app.advance_clock(7_000).await;
+    let view = app.room(&room, None).await;
+    assert!(
+        view["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["connected"] == false)
+    );
+    assert!(
+        view["version"].as_u64().unwrap() > version,
+        "the absent player's throw was made for them"
+    );
+    assert!(view["state"]["lastThrow"].is_object());
+
+    // Coming back (any request with a token) shows the current room at once and lifts the grace.
+    let back = app.room(&room, Some(&guest)).await;
+    assert_eq!(back["players"][1]["connected"], true);
+}

@@ -314,9 +314,29 @@ impl<G: Game> Room<G> {
             .min()
     }
 
-    /// When the next timeout fires (what the sweeper indexes), if any.
+    /// When the next timeout fires if nobody shows up again (what the sweeper indexes): a
+    /// player's grace period is counted as if they dropped when their presence window closes.
     pub fn due_at(&self, presence: &Presence) -> Option<Millis> {
         self.next_timeout(presence).map(|(at, _)| at)
+    }
+
+    /// The deadline players are shown at `now`: the game's own deadline, or the end of the grace
+    /// period of an active player who is disconnected right now.
+    pub fn deadline_at(&self, presence: &Presence, now: Millis) -> Option<Millis> {
+        let state = self.game.as_ref()?;
+        if G::result(state).is_some() {
+            return None;
+        }
+        G::active_players(state)
+            .iter()
+            .filter_map(|p| {
+                if self.is_connected(p, presence, now) {
+                    G::deadline(state)
+                } else {
+                    self.timeout_at(state, p, presence)
+                }
+            })
+            .min()
     }
 
     /// Fires every timeout that is due at `now`, oldest first, each at its own deadline. Each

@@ -58,7 +58,8 @@ pub struct RoomView<'a, G: Game> {
     pub players: Vec<PlayerView>,
     /// The viewer's player id, or `null` for a spectator.
     pub you: Option<&'a PlayerId>,
-    /// When the next timeout fires, or `null`.
+    /// When the awaited action times out (the turn timer, or a disconnected player's grace
+    /// period), or `null`.
     pub deadline_at: Option<Millis>,
     /// The game's view for this viewer (`null` in the lobby).
     pub state: Option<G::View>,
@@ -96,7 +97,7 @@ impl<G: Game> Room<G> {
                 })
                 .collect(),
             you: viewer,
-            deadline_at: self.due_at(presence),
+            deadline_at: self.deadline_at(presence, now),
             state: self.game.as_ref().map(|s| G::view(s, viewer)),
             result: self.game.as_ref().and_then(G::result),
         }
