@@ -103,11 +103,11 @@ pub struct SgfRecord {
     pub komi: Option<f64>,
     /// `HA` (0 when absent).
     pub handicap: u32,
-    /// `AB` in the root node.
+    /// `AB` before the first move (the root, or a Fox-style setup node after it).
     pub black_setup: Vec<Point>,
-    /// `AW` in the root node.
+    /// `AW` before the first move.
     pub white_setup: Vec<Point>,
-    /// Whether any node after the root has setup (`AB`, `AW`, `AE`) or the root has `AE`.
+    /// Whether setup (`AB`, `AW`, `AE`) appears after the first move, or `AE` at all.
     pub later_setup: bool,
     /// `B`/`W` moves along the main line; `None` point for a pass.
     pub moves: Vec<Played>,
@@ -175,10 +175,13 @@ impl Parser<'_> {
                 first = false;
             }
         }
-        if self.peek() != Some(b')') {
-            return Err(SgfError::NotATree(self.at));
+        match self.peek() {
+            Some(b')') => self.at += 1,
+            // Leniency: a record cut off after its last node (no closing parentheses) is read
+            // as if they were there.
+            None => {}
+            Some(_) => return Err(SgfError::NotATree(self.at)),
         }
-        self.at += 1;
         Ok(nodes)
     }
 
@@ -245,7 +248,7 @@ pub fn parse(text: &str) -> Result<SgfRecord, SgfError> {
         trees,
         ..SgfRecord::default()
     };
-    for (n, node) in nodes.iter().enumerate() {
+    for node in &nodes {
         for (ident, values) in node {
             let first = values.first().map(String::as_str).unwrap_or("");
             match ident.as_str() {
@@ -260,7 +263,7 @@ pub fn parse(text: &str) -> Result<SgfRecord, SgfError> {
                 "HA" => {
                     record.handicap = first.trim().parse().map_err(|_| SgfError::BadValue("HA"))?
                 }
-                "AB" | "AW" if n == 0 => {
+                "AB" | "AW" if record.moves.is_empty() => {
                     let points = values.iter().filter_map(|v| Point::from_sgf(v));
                     if ident == "AB" {
                         record.black_setup.extend(points);
