@@ -224,7 +224,7 @@ fn place(
     }
     after_move(state, color, &outcome, &mut events);
     if state.options.atari_warning {
-        let stones = atari_stones(state, color.opponent());
+        let stones = atari_stones(state, color.opponent(), point);
         if !stones.is_empty() {
             events.push(BadukEvent::Atari {
                 color: color.opponent(),
@@ -291,14 +291,21 @@ fn move_count(state: &BadukState) -> u16 {
     u16::try_from(state.moves.len()).unwrap_or(u16::MAX)
 }
 
-fn atari_stones(state: &BadukState, color: Color) -> Vec<Point> {
-    let board = state.position.board();
-    let mut stones: Vec<usize> = board
-        .chains()
-        .into_iter()
-        .filter(|c| c.color == color && c.liberties.len() == 1)
-        .flat_map(|c| c.stones)
-        .collect();
+/// The stones of `color` that the stone just played at `point` put in atari: only chains next
+/// to it lost a liberty, so only those are looked at.
+fn atari_stones(state: &BadukState, color: Color, point: Point) -> Vec<Point> {
+    let board = state.position().board();
+    let mut stones: Vec<usize> = Vec::new();
+    for n in board.neighbors(point.index(board.size())) {
+        if board.get(n) != Some(color) || stones.contains(&n) {
+            continue;
+        }
+        if let Some(chain) = board.chain(n)
+            && chain.liberties.len() == 1
+        {
+            stones.extend(chain.stones);
+        }
+    }
     stones.sort_unstable();
     points(state, &stones)
 }
