@@ -58,7 +58,9 @@ impl Game for Baduk {
         now: Millis,
     ) -> Result<BadukState, OptionsError> {
         Self::validate_options(options, Some(lineup.players.len()))?;
-        let [first, second] = [&lineup.players[0], &lineup.players[1]];
+        let [first, second] = lineup.players.as_slice() else {
+            return Err(OptionsError::new("players", "바둑은 두 사람이 둬야 해요."));
+        };
         let host_is_first = if lineup.host == *first {
             true
         } else if lineup.host == *second {

@@ -1,4 +1,4 @@
-//! SGF (FF[4]) export of a game, and an importer of game records (main line only).
+//! SGF (`FF[4]`) export of a game, and an importer of game records (main line only).
 
 use std::fmt::Write as _;
 
@@ -36,7 +36,8 @@ pub fn export(state: &BadukState, black_name: &str, white_name: &str, date: &str
     let options = state.options();
     let size = options.size();
     let mut out = String::with_capacity(64 + state.moves().len() * 6);
-    let komi = f64::from(options.komi_halves()) / 2.0 + f64::from(options.handicap_comp());
+    // Komi alone: `RU[Chinese]` with `HA` implies white's handicap compensation (B5).
+    let komi = f64::from(options.komi_halves()) / 2.0;
     let _ = write!(
         out,
         "(;FF[4]GM[1]CA[UTF-8]AP[Madang]SZ[{size}]KM[{}]",
