@@ -452,3 +452,40 @@ fn a_finished_game_exports_its_result() {
     let counted = count_by_suggestion(state);
     assert_eq!(counted.reason, madang_core::baduk::EndReason::Score);
 }
+
+#[test]
+fn toggling_a_suggested_dead_stone_in_a_finished_pro_game_revives_only_its_group() {
+    let r = read("littlego/Famous games/Ear-reddening game.sgf");
+    let (mut state, _) = replay(&r, KoRule::PositionalSuperko);
+    let mut rng = GameRng::seed_from_u64(0);
+    let now = state.clock().turn_started_at + 1_000;
+    for _ in 0..2 {
+        let player = state.players().get(state.turn()).clone();
+        Baduk::apply(
+            &mut state,
+            Actor::Player(&player),
+            &BadukAction::Pass {},
+            &mut rng,
+            now,
+        )
+        .unwrap();
+    }
+    let suggested = state.marks().unwrap().dead.clone();
+    assert_eq!(suggested.len(), 12);
+    // The white stone at index 66 is joined to 104 and 105 through black's empty points.
+    let black = state.players().black.clone();
+    let toggle = BadukAction::ToggleDead {
+        x: 66 % 19,
+        y: 66 / 19,
+    };
+    Baduk::apply(&mut state, Actor::Player(&black), &toggle, &mut rng, now).unwrap();
+    let after = &state.marks().unwrap().dead;
+    let revived: Vec<u16> = suggested
+        .iter()
+        .copied()
+        .filter(|d| !after.contains(d))
+        .collect();
+    assert_eq!(revived, vec![66, 104, 105]);
+    Baduk::apply(&mut state, Actor::Player(&black), &toggle, &mut rng, now).unwrap();
+    assert_eq!(state.marks().unwrap().dead, suggested);
+}

@@ -224,7 +224,6 @@ fn place(
             points: captured,
         });
     }
-    after_move(state, color, &outcome, &mut events);
     if state.options.atari_warning {
         let stones = atari_stones(state, color.opponent(), point);
         if !stones.is_empty() {
@@ -234,6 +233,7 @@ fn place(
             });
         }
     }
+    after_move(state, &outcome, &mut events);
     Ok(events)
 }
 
@@ -257,18 +257,13 @@ fn pass(state: &mut BadukState, color: Color, now: Millis) -> Result<Vec<BadukEv
         cancel_requests(state, &mut events);
         start_scoring(state, now, &mut events);
     } else {
-        after_move(state, color, &outcome, &mut events);
+        after_move(state, &outcome, &mut events);
     }
     Ok(events)
 }
 
 /// After any move: pending requests are declined by it, and `korean` ends on a third repetition.
-fn after_move(
-    state: &mut BadukState,
-    _mover: Color,
-    outcome: &Outcome,
-    events: &mut Vec<BadukEvent>,
-) {
+fn after_move(state: &mut BadukState, outcome: &Outcome, events: &mut Vec<BadukEvent>) {
     cancel_requests(state, events);
     if state.options.ko_rule == KoRule::Korean && outcome.situation_count >= 3 {
         events.extend(finish(state, None, EndReason::Repetition));
