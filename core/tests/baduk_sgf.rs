@@ -489,3 +489,41 @@ fn toggling_a_suggested_dead_stone_in_a_finished_pro_game_revives_only_its_group
     Baduk::apply(&mut state, Actor::Player(&black), &toggle, &mut rng, now).unwrap();
     assert_eq!(state.marks().unwrap().dead, suggested);
 }
+
+#[test]
+fn records_won_by_resignation_replay_completely_and_export_the_same_result() {
+    for name in [
+        "littlego/Famous games/Blood-vomiting game.sgf",
+        "littlego/Famous games/Lee's Broken Ladder Game.sgf",
+        "littlego/9x9/game_050.sgf",
+    ] {
+        let r = read(name);
+        let recorded = r.result.clone().unwrap();
+        let winner = if recorded.starts_with('B') {
+            Color::Black
+        } else {
+            Color::White
+        };
+        assert!(recorded.ends_with("+R"), "{name}: {recorded}");
+        let (mut state, verdict) = replay(&r, KoRule::PositionalSuperko);
+        assert_eq!(verdict, PLAYING, "{name}");
+        assert_eq!(state.moves().len(), r.moves.len());
+        let loser = state.players().get(winner.opponent()).clone();
+        let now = state.clock().turn_started_at;
+        let mut rng = GameRng::seed_from_u64(0);
+        Baduk::apply(
+            &mut state,
+            Actor::Player(&loser),
+            &BadukAction::Resign {},
+            &mut rng,
+            now,
+        )
+        .unwrap();
+        let exported = sgf::parse(&sgf::export(&state, "", "", "")).unwrap();
+        assert_eq!(
+            exported.result.as_deref(),
+            Some(recorded.as_str()),
+            "{name}"
+        );
+    }
+}

@@ -5,6 +5,7 @@
 //! error codes list them: player, game over, phase, turn, time, then the board.
 
 use super::action::BadukAction;
+use super::clock::Clock;
 use super::color::{ByColor, Color};
 use super::error::BadukError;
 use super::event::BadukEvent;
@@ -186,14 +187,9 @@ fn points(state: &BadukState, indices: &[usize]) -> Vec<Point> {
         .collect()
 }
 
-/// `place` and `pass`: the checks they share, then the move, then what follows a move.
-fn place(
-    state: &mut BadukState,
-    color: Color,
-    x: i32,
-    y: i32,
-    now: Millis,
-) -> Result<Vec<BadukEvent>, BadukError> {
+/// The checks `place` and `pass` share: phase, turn and time. Returns the clock as it will be
+/// after the move, for the caller to store once the move is sure to stand.
+fn begin_move(state: &BadukState, color: Color, now: Millis) -> Result<Clock, BadukError> {
     require_phase(state, Phase::Playing)?;
     if state.turn != color {
         return Err(BadukError::NotYourTurn);
@@ -202,6 +198,17 @@ fn place(
     clock
         .charge(color, &state.options, now)
         .map_err(|_| BadukError::TimeExpired)?;
+    Ok(clock)
+}
+
+fn place(
+    state: &mut BadukState,
+    color: Color,
+    x: i32,
+    y: i32,
+    now: Millis,
+) -> Result<Vec<BadukEvent>, BadukError> {
+    let clock = begin_move(state, color, now)?;
     let point = on_board(state, x, y)?;
     // `Position::place` either plays or changes nothing: the first write of this action.
     let outcome = state.position.place(color, point)?;
@@ -238,14 +245,7 @@ fn place(
 }
 
 fn pass(state: &mut BadukState, color: Color, now: Millis) -> Result<Vec<BadukEvent>, BadukError> {
-    require_phase(state, Phase::Playing)?;
-    if state.turn != color {
-        return Err(BadukError::NotYourTurn);
-    }
-    let mut clock = state.clock.clone();
-    clock
-        .charge(color, &state.options, now)
-        .map_err(|_| BadukError::TimeExpired)?;
+    let clock = begin_move(state, color, now)?;
     let outcome = state.position.pass(color);
     state.clock = clock;
     state.moves.push(Played { color, point: None });
