@@ -149,7 +149,12 @@ proptest! {
             let who = state.players().get(m.color).clone();
             Baduk::apply(&mut state, Actor::Player(&who), &BadukAction::Place { x: i32::from(p.x), y: i32::from(p.y) }, &mut rng, now).unwrap();
         }
+        // Identical except what an undo deliberately keeps: the clocks and the undo count.
         prop_assert_eq!(state.position(), before.position());
         prop_assert_eq!(state.moves(), before.moves());
+        prop_assert_eq!(
+            (state.turn(), state.phase(), state.consecutive_passes(), state.marks(), state.draw()),
+            (before.turn(), before.phase(), before.consecutive_passes(), before.marks(), before.draw())
+        );
     }
 }
