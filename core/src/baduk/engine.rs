@@ -5,6 +5,7 @@
 //! error codes list them: player, game over, phase, turn, time, then the board.
 
 use super::action::BadukAction;
+use super::clock::Clock;
 use super::color::{ByColor, Color};
 use super::error::BadukError;
 use super::event::BadukEvent;
@@ -58,7 +59,9 @@ impl Game for Baduk {
         now: Millis,
     ) -> Result<BadukState, OptionsError> {
         Self::validate_options(options, Some(lineup.players.len()))?;
-        let [first, second] = [&lineup.players[0], &lineup.players[1]];
+        let [first, second] = lineup.players.as_slice() else {
+            return Err(OptionsError::new("players", "바둑은 두 사람이 둬야 해요."));
+        };
         let host_is_first = if lineup.host == *first {
             true
         } else if lineup.host == *second {
@@ -198,14 +201,9 @@ fn points(state: &BadukState, indices: &[usize]) -> Vec<Point> {
         .collect()
 }
 
-/// `place` and `pass`: the checks they share, then the move, then what follows a move.
-fn place(
-    state: &mut BadukState,
-    color: Color,
-    x: i32,
-    y: i32,
-    now: Millis,
-) -> Result<Vec<BadukEvent>, BadukError> {
+/// The checks `place` and `pass` share: phase, turn and time. Returns the clock as it will be
+/// after the move, for the caller to store once the move is sure to stand.
+fn begin_move(state: &BadukState, color: Color, now: Millis) -> Result<Clock, BadukError> {
     require_phase(state, Phase::Playing)?;
     if state.turn != color {
         return Err(BadukError::NotYourTurn);
@@ -214,6 +212,17 @@ fn place(
     clock
         .charge(color, &state.options, now)
         .map_err(|_| BadukError::TimeExpired)?;
+    Ok(clock)
+}
+
+fn place(
+    state: &mut BadukState,
+    color: Color,
+    x: i32,
+    y: i32,
+    now: Millis,
+) -> Result<Vec<BadukEvent>, BadukError> {
+    let clock = begin_move(state, color, now)?;
     let point = on_board(state, x, y)?;
     // `Position::place` either plays or changes nothing: the first write of this action.
     let outcome = state.position.place(color, point)?;
@@ -236,9 +245,8 @@ fn place(
             points: captured,
         });
     }
-    after_move(state, color, &outcome, &mut events);
     if state.options.atari_warning {
-        let stones = atari_stones(state, color.opponent());
+        let stones = atari_stones(state, color.opponent(), point);
         if !stones.is_empty() {
             events.push(BadukEvent::Atari {
                 color: color.opponent(),
@@ -246,18 +254,12 @@ fn place(
             });
         }
     }
+    after_move(state, &outcome, &mut events);
     Ok(events)
 }
 
 fn pass(state: &mut BadukState, color: Color, now: Millis) -> Result<Vec<BadukEvent>, BadukError> {
-    require_phase(state, Phase::Playing)?;
-    if state.turn != color {
-        return Err(BadukError::NotYourTurn);
-    }
-    let mut clock = state.clock.clone();
-    clock
-        .charge(color, &state.options, now)
-        .map_err(|_| BadukError::TimeExpired)?;
+    let clock = begin_move(state, color, now)?;
     let outcome = state.position.pass(color);
     state.clock = clock;
     state.moves.push(Played { color, point: None });
@@ -269,18 +271,13 @@ fn pass(state: &mut BadukState, color: Color, now: Millis) -> Result<Vec<BadukEv
         cancel_requests(state, &mut events);
         start_scoring(state, now, &mut events);
     } else {
-        after_move(state, color, &outcome, &mut events);
+        after_move(state, &outcome, &mut events);
     }
     Ok(events)
 }
 
 /// After any move: pending requests are declined by it, and `korean` ends on a third repetition.
-fn after_move(
-    state: &mut BadukState,
-    _mover: Color,
-    outcome: &Outcome,
-    events: &mut Vec<BadukEvent>,
-) {
+fn after_move(state: &mut BadukState, outcome: &Outcome, events: &mut Vec<BadukEvent>) {
     cancel_requests(state, events);
     if state.options.ko_rule == KoRule::Korean && outcome.situation_count >= 3 {
         events.extend(finish(state, None, EndReason::Repetition));
@@ -305,14 +302,21 @@ fn move_count(state: &BadukState) -> u16 {
     u16::try_from(state.moves.len()).unwrap_or(u16::MAX)
 }
 
-fn atari_stones(state: &BadukState, color: Color) -> Vec<Point> {
-    let board = state.position.board();
-    let mut stones: Vec<usize> = board
-        .chains()
-        .into_iter()
-        .filter(|c| c.color == color && c.liberties.len() == 1)
-        .flat_map(|c| c.stones)
-        .collect();
+/// The stones of `color` that the stone just played at `point` put in atari: only chains next
+/// to it lost a liberty, so only those are looked at.
+fn atari_stones(state: &BadukState, color: Color, point: Point) -> Vec<Point> {
+    let board = state.position().board();
+    let mut stones: Vec<usize> = Vec::new();
+    for n in board.neighbors(point.index(board.size())) {
+        if board.get(n) != Some(color) || stones.contains(&n) {
+            continue;
+        }
+        if let Some(chain) = board.chain(n)
+            && chain.liberties.len() == 1
+        {
+            stones.extend(chain.stones);
+        }
+    }
     stones.sort_unstable();
     points(state, &stones)
 }

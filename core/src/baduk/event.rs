@@ -32,7 +32,8 @@ pub enum BadukEvent {
         /// Who passed.
         color: Color,
     },
-    /// A hint: chains of `color` now have a single liberty (only with `atariWarning`).
+    /// A hint: the stone just played left chains of `color` with a single liberty (only with
+    /// `atariWarning`).
     Atari {
         /// The side whose stones are in atari.
         color: Color,

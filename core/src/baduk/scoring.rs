@@ -474,6 +474,25 @@ mod tests {
     }
 
     #[test]
+    fn a_chain_in_atari_is_dead_unless_it_can_take_back_at_once() {
+        // White (1,1) has one liberty, (2,1); black there captures and keeps two liberties.
+        let b = Board::from_rows(&[
+            ".X...", //
+            "XO.X.", ".X...", ".....", ".....",
+        ])
+        .unwrap();
+        assert!(suggest_dead(&b).contains(&6));
+        // A ko: black's capturing stone could be retaken at once, so nothing is suggested.
+        let ko = Board::from_rows(&[
+            ".XO..", //
+            "XO.O.", ".XO..", ".....", ".....",
+        ])
+        .unwrap();
+        let dead = suggest_dead(&ko);
+        assert!(!dead.contains(&6), "{dead:?}");
+    }
+
+    #[test]
     fn toggling_follows_empty_points_and_dead_opponents() {
         let b = Board::from_rows(&["O.O", "XXX", "..."]).unwrap();
         assert_eq!(group(&b, 0, &[]), vec![0, 2]);

@@ -1,4 +1,4 @@
-//! SGF (FF[4]) export of a game, and an importer of game records (main line only).
+//! SGF (`FF[4]`) export of a game, and an importer of game records (main line only).
 
 use std::fmt::Write as _;
 
@@ -36,7 +36,8 @@ pub fn export(state: &BadukState, black_name: &str, white_name: &str, date: &str
     let options = state.options();
     let size = options.size();
     let mut out = String::with_capacity(64 + state.moves().len() * 6);
-    let komi = f64::from(options.komi_halves()) / 2.0 + f64::from(options.handicap_comp());
+    // Komi alone: `RU[Chinese]` with `HA` implies white's handicap compensation (B5).
+    let komi = f64::from(options.komi_halves()) / 2.0;
     let _ = write!(
         out,
         "(;FF[4]GM[1]CA[UTF-8]AP[Madang]SZ[{size}]KM[{}]",
@@ -103,11 +104,11 @@ pub struct SgfRecord {
     pub komi: Option<f64>,
     /// `HA` (0 when absent).
     pub handicap: u32,
-    /// `AB` in the root node.
+    /// `AB` before the first move (the root, or a Fox-style setup node after it).
     pub black_setup: Vec<Point>,
-    /// `AW` in the root node.
+    /// `AW` before the first move.
     pub white_setup: Vec<Point>,
-    /// Whether any node after the root has setup (`AB`, `AW`, `AE`) or the root has `AE`.
+    /// Whether setup (`AB`, `AW`, `AE`) appears after the first move, or `AE` at all.
     pub later_setup: bool,
     /// `B`/`W` moves along the main line; `None` point for a pass.
     pub moves: Vec<Played>,
@@ -175,10 +176,13 @@ impl Parser<'_> {
                 first = false;
             }
         }
-        if self.peek() != Some(b')') {
-            return Err(SgfError::NotATree(self.at));
+        match self.peek() {
+            Some(b')') => self.at += 1,
+            // Leniency: a record cut off after its last node (no closing parentheses) is read
+            // as if they were there.
+            None => {}
+            Some(_) => return Err(SgfError::NotATree(self.at)),
         }
-        self.at += 1;
         Ok(nodes)
     }
 
@@ -245,7 +249,7 @@ pub fn parse(text: &str) -> Result<SgfRecord, SgfError> {
         trees,
         ..SgfRecord::default()
     };
-    for (n, node) in nodes.iter().enumerate() {
+    for node in &nodes {
         for (ident, values) in node {
             let first = values.first().map(String::as_str).unwrap_or("");
             match ident.as_str() {
@@ -260,7 +264,7 @@ pub fn parse(text: &str) -> Result<SgfRecord, SgfError> {
                 "HA" => {
                     record.handicap = first.trim().parse().map_err(|_| SgfError::BadValue("HA"))?
                 }
-                "AB" | "AW" if n == 0 => {
+                "AB" | "AW" if record.moves.is_empty() => {
                     let points = values.iter().filter_map(|v| Point::from_sgf(v));
                     if ident == "AB" {
                         record.black_setup.extend(points);
