@@ -5,12 +5,19 @@
 //! `kill -9`) loses nothing that was answered; only a power cut can lose the last commits, which
 //! is the right trade for a laptop server (an `fsync` per action would cap it at disk speed).
 //!
-//! The connection sits behind a mutex: every statement here takes microseconds, well within what
-//! may run on an async worker without `spawn_blocking`.
+//! Connections: one writer behind a mutex (SQLite allows one writer at a time anyway), and a few
+//! reader connections, so loads never queue behind writes (WAL readers see the last commit and
+//! never block the writer). Every statement takes microseconds, well within what may run on an
+//! async worker without `spawn_blocking`.
+//!
+//! Checkpoints (copying the WAL back into the database file, with an `fsync`) run on a background
+//! thread of their own, never inside a request: SQLite's automatic checkpoint would otherwise make
+//! whichever write crossed the threshold wait for the disk.
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use madang_core::Millis;
@@ -23,8 +30,17 @@ use crate::store::{RoomStore, StoreError, StoredRoom};
 #[derive(Debug)]
 pub struct EmbeddedStore {
     conn: Mutex<Connection>,
+    readers: Vec<Mutex<Connection>>,
+    next_reader: AtomicUsize,
     notifier: Notifier,
+    stop_checkpoints: Arc<AtomicBool>,
 }
+
+/// Reader connections: enough for the server's worker threads to read at once.
+const READERS: usize = 4;
+
+/// How often the background thread checkpoints the WAL.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
 
 const SCHEMA: &str = "
     PRAGMA journal_mode = WAL;
@@ -64,10 +80,43 @@ impl EmbeddedStore {
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         let conn = Connection::open(path).map_err(unavailable)?;
         conn.execute_batch(SCHEMA).map_err(unavailable)?;
+        conn.execute_batch("PRAGMA wal_autocheckpoint = 0;")
+            .map_err(unavailable)?;
+        let readers = (0..READERS)
+            .map(|_| {
+                let reader = Connection::open(path)?;
+                reader.execute_batch("PRAGMA busy_timeout = 5000;")?;
+                Ok(Mutex::new(reader))
+            })
+            .collect::<Result<Vec<_>, rusqlite::Error>>()
+            .map_err(unavailable)?;
+        let stop_checkpoints = Arc::new(AtomicBool::new(false));
+        let checkpointer = Connection::open(path).map_err(unavailable)?;
+        let stop = stop_checkpoints.clone();
+        std::thread::Builder::new()
+            .name("madang-checkpoint".into())
+            .spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(CHECKPOINT_EVERY);
+                    // PASSIVE: copy what it can without waiting for readers or the writer.
+                    if let Err(e) = checkpointer.execute_batch("PRAGMA wal_checkpoint(PASSIVE);") {
+                        tracing::warn!(error = %e, "WAL checkpoint failed");
+                    }
+                }
+            })
+            .map_err(|e| StoreError::Unavailable(e.to_string()))?;
         Ok(EmbeddedStore {
             conn: Mutex::new(conn),
+            readers,
+            next_reader: AtomicUsize::new(0),
             notifier: Notifier::default(),
+            stop_checkpoints,
         })
+    }
+
+    fn reader(&self) -> MutexGuard<'_, Connection> {
+        let i = self.next_reader.fetch_add(1, Ordering::Relaxed) % self.readers.len();
+        self.readers[i].lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn conn(&self) -> MutexGuard<'_, Connection> {
@@ -77,7 +126,7 @@ impl EmbeddedStore {
     }
 
     fn read(&self, id: &str) -> Result<Option<StoredRoom>, StoreError> {
-        let conn = self.conn();
+        let conn = self.reader();
         let row = conn
             .prepare_cached("SELECT version, body, due, expires_at FROM rooms WHERE id = ?1")
             .and_then(|mut st| {
@@ -114,6 +163,12 @@ impl EmbeddedStore {
             presence,
             indexed_due: due,
         }))
+    }
+}
+
+impl Drop for EmbeddedStore {
+    fn drop(&mut self) {
+        self.stop_checkpoints.store(true, Ordering::Relaxed);
     }
 }
 
@@ -183,7 +238,7 @@ impl RoomStore for EmbeddedStore {
     }
 
     async fn due_rooms(&self, now: Millis, limit: usize) -> Result<Vec<String>, StoreError> {
-        let conn = self.conn();
+        let conn = self.reader();
         let mut st = conn
             .prepare_cached(
                 "SELECT id FROM rooms WHERE due IS NOT NULL AND due <= ?1 ORDER BY due LIMIT ?2",
