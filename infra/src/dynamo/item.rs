@@ -170,11 +170,11 @@ fn corrupt(name: &str, value: Option<&AttributeValue>) -> StoreError {
 /// sweep interval at most, instead of one per action.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IndexWrite {
-    /// Nothing indexed and nothing due: the index is not mentioned.
-    Untouched,
     /// Set the entry to this time: the room was not indexed, or its due time came earlier.
     Set(Millis),
-    /// The room has nothing due any more: remove the entry (the item leaves the sparse index).
+    /// The room has nothing due: remove the entry (the item leaves the sparse index). Done
+    /// whatever was loaded: removing attributes an item does not have changes nothing and costs
+    /// no index write, and it clears an entry the caller did not know of.
     Remove,
     /// The indexed time is at or before the new due time: leave it, but only while it still is
     /// (the save is conditioned on `d <= due`). A `reindex` racing between our load and our
@@ -188,8 +188,7 @@ impl IndexWrite {
     /// `indexed_due` at load.
     pub fn plan(due: Option<Millis>, indexed_due: Option<Millis>) -> Self {
         match (due, indexed_due) {
-            (None, None) => IndexWrite::Untouched,
-            (None, Some(_)) => IndexWrite::Remove,
+            (None, _) => IndexWrite::Remove,
             (Some(due), Some(indexed)) if indexed <= due => IndexWrite::KeepEarlier(due),
             (Some(due), _) => IndexWrite::Set(due),
         }
@@ -198,7 +197,7 @@ impl IndexWrite {
     /// The indexed time after the write, given what was indexed before.
     pub fn after(self, before: Option<Millis>) -> Option<Millis> {
         match self {
-            IndexWrite::Untouched | IndexWrite::KeepEarlier(_) => before,
+            IndexWrite::KeepEarlier(_) => before,
             IndexWrite::Set(due) => Some(due),
             IndexWrite::Remove => None,
         }
@@ -252,7 +251,6 @@ impl SaveUpdate {
         let mut update = "SET v = :v, b = :b, x = :x".to_owned();
         let mut condition = "v = :expected".to_owned();
         match index {
-            IndexWrite::Untouched => {}
             IndexWrite::Set(due) => {
                 update.push_str(", d = :d, s = :s");
                 values.insert(":d".to_owned(), number(due));
@@ -354,7 +352,7 @@ mod tests {
     #[test]
     fn the_index_moves_only_when_the_due_time_comes_earlier() {
         use IndexWrite::*;
-        assert_eq!(IndexWrite::plan(None, None), Untouched);
+        assert_eq!(IndexWrite::plan(None, None), Remove);
         assert_eq!(IndexWrite::plan(None, Some(5)), Remove);
         assert_eq!(IndexWrite::plan(Some(5), None), Set(5));
         assert_eq!(IndexWrite::plan(Some(4), Some(5)), Set(4));
@@ -379,8 +377,10 @@ mod tests {
         assert_eq!(save.update, "SET v = :v, b = :b, x = :x");
         assert_eq!(save.condition, "v = :expected AND d <= :d");
         assert_eq!(save.values[":d"], number(9));
-        let save = SaveUpdate::new(&room(None), 6, Some(5));
-        assert_eq!(save.update, "SET v = :v, b = :b, x = :x REMOVE d, s");
+        for indexed in [None, Some(5)] {
+            let save = SaveUpdate::new(&room(None), 6, indexed);
+            assert_eq!(save.update, "SET v = :v, b = :b, x = :x REMOVE d, s");
+        }
         let save = SaveUpdate::new(&room(Some(4)), 6, Some(5));
         assert_eq!(save.update, "SET v = :v, b = :b, x = :x, d = :d, s = :s");
         assert_eq!(save.condition, "v = :expected");

@@ -277,12 +277,7 @@ impl RoomStore for DynamoStore {
                 .await;
             let e = match sent {
                 Ok(out) => {
-                    let index_units = match save.index {
-                        IndexWrite::Set(_) | IndexWrite::Remove => {
-                            item::index_write_units(indexed, save.index.after(indexed))
-                        }
-                        IndexWrite::Untouched | IndexWrite::KeepEarlier(_) => 0,
-                    };
+                    let index_units = item::index_write_units(indexed, save.index.after(indexed));
                     self.record(Call::Write, out.consumed_capacity(), index_units);
                     return Ok(());
                 }
@@ -367,8 +362,9 @@ impl RoomStore for DynamoStore {
             .update_expression(update)
             .condition_expression("v = :expected")
             .set_expression_attribute_values(Some(values))
-            // The old `d` tells the meter whether the index entry really moved.
-            .return_values(ReturnValue::UpdatedOld)
+            // For the meter, the old `d`: did the entry really move? (All of the old item, as
+            // moto leaves unchanged attributes out of UPDATED_OLD; the values cost no units.)
+            .set_return_values(self.meter.as_ref().map(|_| ReturnValue::AllOld))
             .set_return_consumed_capacity(self.capacity())
             .send()
             .await;
