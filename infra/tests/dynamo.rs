@@ -346,3 +346,30 @@ on_both_emulators! {
         assert_eq!(store.load(&id, NOW).await.unwrap().version, 1);
     }
 }
+
+on_both_emulators! {
+    /// A write whose answer was lost (a timeout after DynamoDB applied it) is retried by the SDK
+    /// and then fails its own condition. The store must recognise its own write and succeed:
+    /// a conflict would make the caller reload and apply the action a second time.
+    async fn a_retried_write_that_already_landed_succeeds(var: &str) {
+        use super::*;
+        let (store, _) = store(var, "retry").await;
+        let id = fresh_id("retry");
+        let room = sample(&id, 1, Some(NOW + 1_000));
+        store.create(&room).await.unwrap();
+        store.create(&room).await.expect("the same create again is its own write");
+        let mut other = room.clone();
+        other.body = b"another room".to_vec();
+        assert!(matches!(store.create(&other).await, Err(StoreError::AlreadyExists)));
+
+        let loaded = store.load(&id, NOW).await.unwrap();
+        let saved = next(&loaded, Some(NOW + 5_000));
+        store.save_if_version(&saved, 1).await.unwrap();
+        store.save_if_version(&saved, 1).await.expect("the same save again is its own write");
+        let mut rival = saved.clone();
+        rival.body = b"a rival's room".to_vec();
+        let conflict = store.save_if_version(&rival, 1).await;
+        assert!(matches!(conflict, Err(StoreError::VersionConflict { .. })), "{conflict:?}");
+        assert_eq!(store.load(&id, NOW).await.unwrap().body, saved.body);
+    }
+}

@@ -10,7 +10,10 @@
 //! - [`ensure_table`]: creates the table (and its due index, and TTL) when missing.
 //!
 //! Throttling and transient network errors are retried inside the SDK (see [`sdk_config`]);
-//! whatever still fails is [`StoreError::Unavailable`] and nothing was written.
+//! whatever still fails is [`StoreError::Unavailable`]. A write that timed out may still have
+//! landed, and its retry then fails its own condition: the store recognises its own write (the
+//! stored room has the very version and body it was writing) and reports success, so a lost
+//! answer never turns into a conflict that would make the caller apply an action twice.
 
 pub mod capacity;
 pub mod item;
@@ -24,6 +27,7 @@ use aws_config::timeout::TimeoutConfig;
 use aws_config::{BehaviorVersion, ConfigLoader};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
+use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
     AttributeValue, ReturnConsumedCapacity, ReturnValue, ReturnValuesOnConditionCheckFailure,
@@ -45,7 +49,7 @@ use crate::store::{RoomStore, StoreError, StoredRoom};
 const INDEX_GUARD_RETRIES: usize = 3;
 
 /// Long-poll backoff: the first re-read after this, doubling up to [`WAIT_MAX_STEP`]. Each read
-/// is half a unit, so a 20 s wait costs about twelve reads instead of eighty at a fixed 250 ms,
+/// is half a unit, so a 20 s wait costs fourteen reads instead of eighty-one at a fixed 250 ms,
 /// and a change is still seen within two seconds.
 const WAIT_FIRST_STEP: Duration = Duration::from_millis(250);
 const WAIT_MAX_STEP: Duration = Duration::from_secs(2);
@@ -102,6 +106,19 @@ where
 
 fn string(s: &str) -> AttributeValue {
     AttributeValue::S(s.to_owned())
+}
+
+/// Whether `stored` is what writing `written` leaves behind: an earlier attempt of this very
+/// write landed (its answer was lost and the SDK retried). The body holds the whole room, so an
+/// equal body at the same version is the same room, whoever wrote it; the index entry must be
+/// one the write could have left (absent when nothing is due, at or before the due time if not).
+fn is_own_write(stored: &StoredRoom, written: &StoredRoom) -> bool {
+    let index_fits = match (written.due, stored.indexed_due) {
+        (None, None) => true,
+        (Some(due), Some(indexed)) => indexed <= due,
+        _ => false,
+    };
+    stored.version == written.version && stored.body == written.body && index_fits
 }
 
 /// The conditional-check failure inside an `UpdateItem` error, if that is what it is.
@@ -226,23 +243,30 @@ impl RoomStore for DynamoStore {
             .set_item(Some(item::to_item(room)))
             // Ids are random, but a collision must fail rather than overwrite someone's room.
             .condition_expression("attribute_not_exists(id)")
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .set_return_consumed_capacity(self.capacity())
             .send()
             .await;
-        match put {
+        let e = match put {
             Ok(out) => {
                 let index_units = item::index_write_units(None, room.due);
                 self.record(Call::Write, out.consumed_capacity(), index_units);
-                Ok(())
+                return Ok(());
             }
-            Err(e)
-                if e.as_service_error()
-                    .is_some_and(|e| e.is_conditional_check_failed_exception()) =>
-            {
-                self.record_conditional_failure();
-                Err(StoreError::AlreadyExists)
-            }
-            Err(e) => Err(unavailable(e)),
+            Err(e) => e,
+        };
+        let Some(PutItemError::ConditionalCheckFailedException(failed)) = e.as_service_error()
+        else {
+            return Err(unavailable(e));
+        };
+        self.record_conditional_failure();
+        let existing = match failed.item() {
+            Some(old) => Some(item::from_item(old.clone())?),
+            None => self.read(&room.id, true).await?,
+        };
+        match existing {
+            Some(existing) if is_own_write(&existing, room) => Ok(()),
+            _ => Err(StoreError::AlreadyExists),
         }
     }
 
@@ -296,6 +320,7 @@ impl RoomStore for DynamoStore {
             };
             match current {
                 None => return Err(StoreError::NotFound),
+                Some(current) if is_own_write(&current, room) => return Ok(()),
                 // Still our version: only the index guard failed (a reindex moved the entry
                 // later than our new due time). Plan again from the entry as it is now.
                 Some(current)
