@@ -373,3 +373,50 @@ on_both_emulators! {
         assert_eq!(store.load(&id, NOW).await.unwrap().body, saved.body);
     }
 }
+
+on_both_emulators! {
+    /// The lazy index over a whole game, with time simulated: 60 actions 5 s apart, each pushing
+    /// the room's next timeout to 60 s after it, and a sweeper every minute that reindexes a
+    /// room it visits too early to the exact time. The index moves once per sweep interval, not
+    /// once per action: 1 (create) + 5 × 2 (reindexes, at minutes 1 to 5) + 1 (game over) = 12
+    /// index write units, 0.2 per action, where moving the entry on every save would cost 2.
+    ///
+    /// In general: units per action ≈ 2 / (actions per sweep visit), plus 2 per game for the
+    /// entry's creation and removal; slower games (fewer actions a minute) cost more per action.
+    async fn a_whole_game_moves_the_lazy_index_once_a_minute_not_once_an_action(var: &str) {
+        use super::*;
+        const TURN: Millis = 5_000;
+        const DEADLINE: Millis = 60_000;
+        const SWEEP: Millis = 60_000;
+        let (store, meter) = store(var, "game").await;
+        let id = fresh_id("game");
+        let start = NOW;
+        let before = meter.report();
+        store.create(&sample(&id, 1, Some(start + DEADLINE))).await.unwrap();
+        let mut exact_due = start + DEADLINE;
+        let mut next_sweep = start + SWEEP;
+        let actions = 60;
+        for action in 1..=actions {
+            let now = start + action * TURN;
+            // The sweeper's ticks up to now: it lists the room whenever its entry has come,
+            // finds nothing to fire (every action came before its timeout) and reindexes.
+            while next_sweep <= now {
+                for due_id in store.due_rooms(next_sweep, 100).await.unwrap() {
+                    let visited = store.load(&due_id, next_sweep).await.unwrap();
+                    assert!(exact_due > next_sweep, "the simulated game never times out");
+                    store.reindex(&due_id, visited.version, Some(exact_due)).await.unwrap();
+                }
+                next_sweep += SWEEP;
+            }
+            let loaded = store.load(&id, now).await.unwrap();
+            let last = action == actions;
+            exact_due = now + DEADLINE;
+            let due = if last { None } else { Some(exact_due) };
+            store.save_if_version(&next(&loaded, due), loaded.version).await.unwrap();
+        }
+        let spent = spent(&meter, &before);
+        assert_eq!(spent.index_write_units, 1 + 5 * 2 + 1, "{spent:?}");
+        assert!(spent.index_write_units as f64 / actions as f64 <= 0.2);
+        assert!(store.due_rooms(u64::MAX / 2, 10).await.unwrap().is_empty());
+    }
+}
