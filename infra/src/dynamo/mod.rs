@@ -260,6 +260,8 @@ impl RoomStore for DynamoStore {
             return Err(unavailable(e));
         };
         self.record_conditional_failure();
+        // The id is taken — perhaps by this very create, if its answer was lost and the SDK
+        // sent it again. The stored item tells (dynalite returns none with the error: read it).
         let existing = match failed.item() {
             Some(old) => Some(item::from_item(old.clone())?),
             None => self.read(&room.id, true).await?,
