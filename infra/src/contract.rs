@@ -51,6 +51,7 @@ pub async fn run<S: RoomStore>(store: Arc<S>) {
     a_stale_save_is_a_version_conflict_and_changes_nothing(&*store).await;
     racing_saves_on_one_version_have_exactly_one_winner(store.clone()).await;
     due_rooms_lists_only_overdue_rooms_earliest_first(&*store).await;
+    a_room_is_listed_by_its_due_time_however_it_moves(&*store).await;
     reindex_moves_the_due_time_without_a_new_version(&*store).await;
     touch_records_presence_without_a_new_version(&*store).await;
     wait_for_change_returns_at_once_when_already_newer(&*store).await;
@@ -224,6 +225,44 @@ async fn due_rooms_lists_only_overdue_rooms_earliest_first<S: RoomStore>(store: 
         !due.contains(&early) && due.contains(&late),
         "a room without a due time is not listed"
     );
+}
+
+/// The index may run early (a lazy store lists a room before it is due, and the sweeper finds
+/// nothing to fire), never late: after any save, the room is listed by its new due time.
+async fn a_room_is_listed_by_its_due_time_however_it_moves<S: RoomStore>(store: &S) {
+    let base = (SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis())
+        .unwrap_or(0) as u64)
+        * 4
+        + 1;
+    let id = fresh_id("due-moves");
+    store
+        .create(&sample(&id, 1, Some(base + 100)))
+        .await
+        .expect("create");
+    for (version, due) in [(2, Some(base + 200)), (3, Some(base + 50)), (4, None)] {
+        let loaded = store.load(&id, NOW).await.expect("load");
+        let next = StoredRoom {
+            version,
+            due,
+            ..loaded
+        };
+        store
+            .save_if_version(&next, version - 1)
+            .await
+            .expect("save");
+        let listed = store
+            .due_rooms(due.unwrap_or(base + 1_000), 10_000)
+            .await
+            .expect("due_rooms")
+            .contains(&id);
+        assert_eq!(
+            listed,
+            due.is_some(),
+            "a_room_is_listed_by_its_due_time_however_it_moves: version {version}, due {due:?}"
+        );
+    }
 }
 
 async fn reindex_moves_the_due_time_without_a_new_version<S: RoomStore>(store: &S) {

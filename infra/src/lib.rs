@@ -2,6 +2,8 @@
 //!
 //! - [`store`]: the [`RoomStore`] contract (conditional save on the version, due-room index,
 //!   long-poll wait, presence) and [`StoreError`].
+//! - [`dynamo`]: the DynamoDB store for production: one item per room, conditional writes, a
+//!   lazy sparse due index, and table creation for emulators and tests.
 //! - [`embedded`]: the single-file SQLite store the local server uses by default.
 //! - [`notify`]: in-process change notification, so long-polls wake the moment a room changes.
 //! - `contract` (feature `contract`): the test suite every `RoomStore` adapter must pass.
@@ -9,9 +11,11 @@
 
 #[cfg(feature = "contract")]
 pub mod contract;
+pub mod dynamo;
 pub mod embedded;
 pub mod notify;
 pub mod store;
 
+pub use dynamo::DynamoStore;
 pub use embedded::EmbeddedStore;
 pub use store::{RoomStore, StoreError, StoredRoom};

@@ -56,7 +56,7 @@ pub enum StoreError {
     Corrupt(String),
 }
 
-/// Where rooms live. Implementations: [`crate::EmbeddedStore`] (local), the DynamoDB store
+/// Where rooms live. Implementations: [`crate::EmbeddedStore`] (local), [`crate::DynamoStore`]
 /// (production). All of them pass the suite in `contract`.
 pub trait RoomStore: Send + Sync + 'static {
     /// Stores a new room; fails with `AlreadyExists` if the id is taken.

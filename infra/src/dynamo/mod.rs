@@ -1,0 +1,471 @@
+//! The DynamoDB store, for production: one table, one item per room (layout in [`item`]).
+//!
+//! Every action is one strongly consistent `GetItem` and one conditional `UpdateItem`; never a
+//! transaction, which would bill every unit twice. Safety under concurrency comes from one
+//! condition, `v = :expected`, on every write but `create`: of two requests that loaded the same
+//! version, exactly one write lands and the other gets the room as it now is.
+//!
+//! - [`item`]: the pure codec between [`StoredRoom`] and an item, and the plan of each save.
+//! - [`capacity`]: an optional meter of the units the store consumes, for cost reports.
+//! - [`ensure_table`]: creates the table (and its due index, and TTL) when missing.
+//!
+//! Throttling and transient network errors are retried inside the SDK (see [`sdk_config`]);
+//! whatever still fails is [`StoreError::Unavailable`]. A write that timed out may still have
+//! landed, and its retry then fails its own condition: the store recognises its own write (the
+//! stored room has the very version and body it was writing) and reports success, so a lost
+//! answer never turns into a conflict that would make the caller apply an action twice.
+
+pub mod capacity;
+pub mod item;
+mod table;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use aws_config::retry::RetryConfig;
+use aws_config::timeout::TimeoutConfig;
+use aws_config::{BehaviorVersion, ConfigLoader};
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
+use aws_sdk_dynamodb::operation::put_item::PutItemError;
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{
+    AttributeValue, ReturnConsumedCapacity, ReturnValue, ReturnValuesOnConditionCheckFailure,
+};
+use madang_core::Millis;
+use tokio::task::JoinSet;
+
+pub use capacity::{CapacityMeter, CapacityReport};
+pub use table::ensure_table;
+
+use capacity::Call;
+use item::{DUE, DUE_INDEX, ID, IndexWrite, SHARDS, SaveUpdate};
+
+use crate::store::{RoomStore, StoreError, StoredRoom};
+
+/// How often a save retries when only its index guard failed (a `reindex` moved the entry
+/// between our load and our save). Each retry knows the entry's current time, so one is nearly
+/// always enough; past this the caller sees a conflict and reloads.
+const INDEX_GUARD_RETRIES: usize = 3;
+
+/// Long-poll backoff: the first re-read after this, doubling up to [`WAIT_MAX_STEP`]. Each read
+/// is half a unit, so a 20 s wait costs fourteen reads instead of eighty-one at a fixed 250 ms,
+/// and a change is still seen within two seconds.
+const WAIT_FIRST_STEP: Duration = Duration::from_millis(250);
+const WAIT_MAX_STEP: Duration = Duration::from_secs(2);
+
+/// The SDK configuration the store is built for, read from the environment the standard way
+/// (credentials chain, region, and `AWS_ENDPOINT_URL_DYNAMODB` to point at an emulator), with an
+/// explicit retry policy and timeouts.
+///
+/// Retries: the standard mode (token bucket, exponential backoff with jitter) retries throttling,
+/// 5xx and transient I/O errors — never a conditional-check failure, which is an answer, not an
+/// error. Four attempts from a 50 ms base keep a throttled request inside the API's time budget;
+/// the SDK's default 1 s base would not. Per-attempt and per-call timeouts stop a stuck
+/// connection from eating the Lambda's whole 29 s.
+pub fn sdk_config() -> ConfigLoader {
+    aws_config::defaults(BehaviorVersion::latest())
+        .retry_config(
+            RetryConfig::standard()
+                .with_max_attempts(4)
+                .with_initial_backoff(Duration::from_millis(50))
+                .with_max_backoff(Duration::from_secs(1)),
+        )
+        .timeout_config(
+            TimeoutConfig::builder()
+                .connect_timeout(Duration::from_secs(2))
+                .operation_attempt_timeout(Duration::from_secs(3))
+                .operation_timeout(Duration::from_secs(8))
+                .build(),
+        )
+}
+
+/// A DynamoDB client configured by [`sdk_config`] from the environment. Build it once per
+/// process (in `main`, outside the Lambda handler) and share it.
+pub async fn client_from_env() -> Client {
+    Client::new(&sdk_config().load().await)
+}
+
+/// A [`RoomStore`] on one DynamoDB table. Cheap to clone (the client is shared).
+#[derive(Clone, Debug)]
+pub struct DynamoStore {
+    client: Client,
+    table: String,
+    meter: Option<Arc<CapacityMeter>>,
+}
+
+/// A failed call as [`StoreError::Unavailable`], with the SDK's whole error chain in the message
+/// (the top-level `Display` of an `SdkError` is only "service error").
+pub(crate) fn unavailable<E, R>(e: SdkError<E, R>) -> StoreError
+where
+    E: std::error::Error + 'static,
+    R: std::fmt::Debug,
+{
+    StoreError::Unavailable(DisplayErrorContext(&e).to_string())
+}
+
+fn string(s: &str) -> AttributeValue {
+    AttributeValue::S(s.to_owned())
+}
+
+/// Whether `stored` is what writing `written` leaves behind: an earlier attempt of this very
+/// write landed (its answer was lost and the SDK retried). The body holds the whole room, so an
+/// equal body at the same version is the same room, whoever wrote it; the index entry must be
+/// one the write could have left (absent when nothing is due, at or before the due time if not).
+fn is_own_write(stored: &StoredRoom, written: &StoredRoom) -> bool {
+    let index_fits = match (written.due, stored.indexed_due) {
+        (None, None) => true,
+        (Some(due), Some(indexed)) => indexed <= due,
+        _ => false,
+    };
+    stored.version == written.version && stored.body == written.body && index_fits
+}
+
+/// The conditional-check failure inside an `UpdateItem` error, if that is what it is.
+fn condition_failed<R>(
+    e: &SdkError<UpdateItemError, R>,
+) -> Option<&aws_sdk_dynamodb::types::error::ConditionalCheckFailedException> {
+    match e.as_service_error() {
+        Some(UpdateItemError::ConditionalCheckFailedException(failed)) => Some(failed),
+        _ => None,
+    }
+}
+
+impl DynamoStore {
+    /// A store on `table` (which must exist; see [`ensure_table`]).
+    pub fn new(client: Client, table: impl Into<String>) -> Self {
+        DynamoStore {
+            client,
+            table: table.into(),
+            meter: None,
+        }
+    }
+
+    /// The same store, asking DynamoDB for the consumed capacity of every call and adding it
+    /// to `meter`.
+    pub fn with_meter(mut self, meter: Arc<CapacityMeter>) -> Self {
+        self.meter = Some(meter);
+        self
+    }
+
+    /// The table this store uses.
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    /// The client this store uses.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// What to ask DynamoDB for: nothing unless metering (the answer is free, but not needed).
+    fn capacity(&self) -> Option<ReturnConsumedCapacity> {
+        self.meter.as_ref().map(|_| ReturnConsumedCapacity::Indexes)
+    }
+
+    fn record(
+        &self,
+        call: Call,
+        consumed: Option<&aws_sdk_dynamodb::types::ConsumedCapacity>,
+        index_write_units: u64,
+    ) {
+        if let Some(meter) = &self.meter {
+            meter.record(call, consumed, index_write_units);
+        }
+    }
+
+    fn record_conditional_failure(&self) {
+        if let Some(meter) = &self.meter {
+            meter.record_conditional_failure();
+        }
+    }
+
+    /// The room's item, expired or not. `consistent`: a strongly consistent read (one unit per
+    /// 4 KB) rather than an eventually consistent one (half).
+    async fn read(&self, id: &str, consistent: bool) -> Result<Option<StoredRoom>, StoreError> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .key(ID, string(id))
+            .consistent_read(consistent)
+            .set_return_consumed_capacity(self.capacity())
+            .send()
+            .await
+            .map_err(unavailable)?;
+        self.record(Call::Read, out.consumed_capacity(), 0);
+        out.item.map(item::from_item).transpose()
+    }
+
+    /// The overdue entries of one index shard, earliest first, at most `limit`.
+    async fn due_in_shard(
+        &self,
+        shard: u64,
+        now: Millis,
+        limit: usize,
+    ) -> Result<Vec<(Millis, String)>, StoreError> {
+        let mut found = Vec::new();
+        let mut start = None;
+        loop {
+            let page_limit = i32::try_from(limit - found.len()).unwrap_or(i32::MAX);
+            let out = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .index_name(DUE_INDEX)
+                .key_condition_expression("s = :s AND d <= :now")
+                .expression_attribute_values(":s", AttributeValue::S(shard.to_string()))
+                .expression_attribute_values(":now", item::number(now))
+                .limit(page_limit)
+                .set_exclusive_start_key(start)
+                .set_return_consumed_capacity(self.capacity())
+                .send()
+                .await
+                .map_err(unavailable)?;
+            self.record(Call::Read, out.consumed_capacity(), 0);
+            for entry in out.items() {
+                found.push(item::due_entry(entry)?);
+            }
+            start = out.last_evaluated_key;
+            if start.is_none() || found.len() >= limit {
+                return Ok(found);
+            }
+        }
+    }
+}
+
+impl RoomStore for DynamoStore {
+    async fn create(&self, room: &StoredRoom) -> Result<(), StoreError> {
+        let put = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(item::to_item(room)))
+            // Ids are random, but a collision must fail rather than overwrite someone's room.
+            .condition_expression("attribute_not_exists(id)")
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .set_return_consumed_capacity(self.capacity())
+            .send()
+            .await;
+        let e = match put {
+            Ok(out) => {
+                let index_units = item::index_write_units(None, room.due);
+                self.record(Call::Write, out.consumed_capacity(), index_units);
+                return Ok(());
+            }
+            Err(e) => e,
+        };
+        let Some(PutItemError::ConditionalCheckFailedException(failed)) = e.as_service_error()
+        else {
+            return Err(unavailable(e));
+        };
+        self.record_conditional_failure();
+        // The id is taken — perhaps by this very create, if its answer was lost and the SDK
+        // sent it again. The stored item tells (dynalite returns none with the error: read it).
+        let existing = match failed.item() {
+            Some(old) => Some(item::from_item(old.clone())?),
+            None => self.read(&room.id, true).await?,
+        };
+        match existing {
+            Some(existing) if is_own_write(&existing, room) => Ok(()),
+            _ => Err(StoreError::AlreadyExists),
+        }
+    }
+
+    async fn load(&self, id: &str, now: Millis) -> Result<StoredRoom, StoreError> {
+        // TTL deletes expired items only eventually (up to days later), so expiry is enforced
+        // here on every read.
+        match self.read(id, true).await? {
+            Some(room) if room.expires_at > now => Ok(room),
+            _ => Err(StoreError::NotFound),
+        }
+    }
+
+    async fn save_if_version(&self, room: &StoredRoom, expected: u64) -> Result<(), StoreError> {
+        let mut indexed = room.indexed_due;
+        for _ in 0..=INDEX_GUARD_RETRIES {
+            let save = SaveUpdate::new(room, expected, indexed);
+            let sent = self
+                .client
+                .update_item()
+                .table_name(&self.table)
+                .key(ID, string(&room.id))
+                .update_expression(&save.update)
+                .condition_expression(&save.condition)
+                .set_expression_attribute_values(Some(save.values))
+                // A refused save hands back the item as it is, so the conflict carries the
+                // current room without a second (billed) read.
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                )
+                .set_return_consumed_capacity(self.capacity())
+                .send()
+                .await;
+            let e = match sent {
+                Ok(out) => {
+                    let index_units = item::index_write_units(indexed, save.index.after(indexed));
+                    self.record(Call::Write, out.consumed_capacity(), index_units);
+                    return Ok(());
+                }
+                Err(e) => e,
+            };
+            let Some(failed) = condition_failed(&e) else {
+                return Err(unavailable(e));
+            };
+            self.record_conditional_failure();
+            // Real DynamoDB (and moto) return the old item; dynalite ignores the request, and
+            // there is no item when the room is gone. Only then is a read needed to tell a
+            // conflict from a missing room.
+            let current = match failed.item() {
+                Some(old) => Some(item::from_item(old.clone())?),
+                None => self.read(&room.id, true).await?,
+            };
+            match current {
+                None => return Err(StoreError::NotFound),
+                Some(current) if is_own_write(&current, room) => return Ok(()),
+                // Still our version: only the index guard failed (a reindex moved the entry
+                // later than our new due time). Plan again from the entry as it is now.
+                Some(current)
+                    if current.version == expected
+                        && matches!(save.index, IndexWrite::KeepEarlier(_)) =>
+                {
+                    indexed = current.indexed_due;
+                }
+                Some(current) => {
+                    return Err(StoreError::VersionConflict {
+                        current: Some(Box::new(current)),
+                    });
+                }
+            }
+        }
+        Err(StoreError::VersionConflict { current: None })
+    }
+
+    async fn due_rooms(&self, now: Millis, limit: usize) -> Result<Vec<String>, StoreError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        // One query per shard, all at once; each returns at most `limit`, so a sweep's work is
+        // bounded by SHARDS × limit entries however many rooms are overdue.
+        let mut queries = JoinSet::new();
+        for shard in 0..SHARDS {
+            let store = self.clone();
+            queries.spawn(async move { store.due_in_shard(shard, now, limit).await });
+        }
+        let mut due = Vec::new();
+        while let Some(joined) = queries.join_next().await {
+            let entries = joined.map_err(|e| StoreError::Unavailable(e.to_string()))??;
+            due.extend(entries);
+        }
+        due.sort_unstable();
+        due.truncate(limit);
+        Ok(due.into_iter().map(|(_, id)| id).collect())
+    }
+
+    async fn reindex(
+        &self,
+        id: &str,
+        expected: u64,
+        due: Option<Millis>,
+    ) -> Result<(), StoreError> {
+        // The exact time, earlier or later: only the sweeper calls this, after finding that the
+        // room at `expected` has nothing to fire yet. The version stays; the condition on it
+        // keeps a stale sweeper from undoing a save's index write.
+        let mut values =
+            std::collections::HashMap::from([(":expected".to_owned(), item::number(expected))]);
+        let update = match due {
+            Some(due) => {
+                values.insert(":d".to_owned(), item::number(due));
+                values.insert(":s".to_owned(), AttributeValue::S(item::shard_of(id)));
+                "SET d = :d, s = :s"
+            }
+            None => "REMOVE d, s",
+        };
+        let sent = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .key(ID, string(id))
+            .update_expression(update)
+            .condition_expression("v = :expected")
+            .set_expression_attribute_values(Some(values))
+            // For the meter, the old `d`: did the entry really move? (All of the old item, as
+            // moto leaves unchanged attributes out of UPDATED_OLD; the values cost no units.)
+            .set_return_values(self.meter.as_ref().map(|_| ReturnValue::AllOld))
+            .set_return_consumed_capacity(self.capacity())
+            .send()
+            .await;
+        match sent {
+            Ok(out) => {
+                let before = match out.attributes() {
+                    Some(old) => item::optional_number(old, DUE)?,
+                    None => None,
+                };
+                let index_units = item::index_write_units(before, due);
+                self.record(Call::Write, out.consumed_capacity(), index_units);
+                Ok(())
+            }
+            Err(e) if condition_failed(&e).is_some() => {
+                self.record_conditional_failure();
+                Err(StoreError::VersionConflict { current: None })
+            }
+            Err(e) => Err(unavailable(e)),
+        }
+    }
+
+    async fn wait_for_change(
+        &self,
+        id: &str,
+        after: u64,
+        timeout: Duration,
+    ) -> Result<Option<StoredRoom>, StoreError> {
+        // No notifications from DynamoDB short of streams, so poll with eventually consistent
+        // reads (half price); a read that lags a save is caught by the next one.
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut step = WAIT_FIRST_STEP;
+        loop {
+            match self.read(id, false).await? {
+                Some(room) if room.version > after => return Ok(Some(room)),
+                Some(_) => {}
+                None => return Err(StoreError::NotFound),
+            }
+            let now = tokio::time::Instant::now();
+            if now >= deadline {
+                return Ok(None);
+            }
+            // The last sleep ends at the deadline, for one final read.
+            tokio::time::sleep(step.min(deadline - now)).await;
+            step = (step * 2).min(WAIT_MAX_STEP);
+        }
+    }
+
+    async fn touch(&self, id: &str, player: &str, now: Millis) -> Result<(), StoreError> {
+        // Only this player's entry of `p`: no version, no body, so a touch never conflicts with
+        // a save, and a save (which never writes `p`) never undoes a touch. The player id is a
+        // name placeholder because ids may hold characters a document path cannot.
+        let sent = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .key(ID, string(id))
+            .update_expression("SET p.#player = :now")
+            .condition_expression("attribute_exists(id)")
+            .expression_attribute_names("#player", player)
+            .expression_attribute_values(":now", item::number(now))
+            .set_return_consumed_capacity(self.capacity())
+            .send()
+            .await;
+        match sent {
+            Ok(out) => {
+                self.record(Call::Write, out.consumed_capacity(), 0);
+                Ok(())
+            }
+            // Without the condition the update would create a stray item for a missing room.
+            Err(e) if condition_failed(&e).is_some() => {
+                self.record_conditional_failure();
+                Err(StoreError::NotFound)
+            }
+            Err(e) => Err(unavailable(e)),
+        }
+    }
+}

@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""Checks of template.yaml that cfn-lint misses.
+
+cfn-lint lints the CloudFormation that the SAM transform produces, so mistakes inside SAM function
+properties and Globals get through it: `Architectures: [arm65]`, `Runtime: provided.al2099`, a
+`!Ref` typo in Globals or in Policies, `rate(1 minutes)`, a wrong BuildMethod. This script loads the
+template itself (with the CloudFormation tags) and asserts what this project relies on, including
+that the table and its index match the names the Rust store uses (infra/src/dynamo/item.rs).
+
+Usage: check_template.py [--self-test] TEMPLATE
+  --self-test  also breaks a copy of the template in each way above and requires a failure,
+               so the checks themselves are known to bite.
+
+Needs PyYAML (it comes with cfn-lint).
+"""
+
+import copy
+import pathlib
+import re
+import sys
+
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+ITEM_RS = ROOT / "infra" / "src" / "dynamo" / "item.rs"
+
+FUNCTIONS = {
+    # logical id: (cargo binary, longest timeout in seconds)
+    "ApiFunction": ("api", 29),  # HTTP API's integration limit is 30 s
+    "SweeperFunction": ("sweeper", 59),  # done before the next tick
+}
+API_ACTIONS = {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}
+SWEEPER_TABLE_ACTIONS = {"dynamodb:GetItem", "dynamodb:UpdateItem"}
+SWEEPER_INDEX_ACTIONS = {"dynamodb:Query"}
+PSEUDO = {
+    "AWS::AccountId", "AWS::NotificationARNs", "AWS::NoValue", "AWS::Partition",
+    "AWS::Region", "AWS::StackId", "AWS::StackName", "AWS::URLSuffix",
+}
+
+
+class Tag:
+    """A CloudFormation short-form intrinsic (`!Ref X`, `!GetAtt A.B`, `!Sub ...`)."""
+
+    def __init__(self, name, value):
+        self.name, self.value = name, value
+
+    def __repr__(self):
+        return f"!{self.name} {self.value!r}"
+
+
+class CfnLoader(yaml.SafeLoader):
+    pass
+
+
+def _construct(loader, suffix, node):
+    if isinstance(node, yaml.ScalarNode):
+        value = loader.construct_scalar(node)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)
+    return Tag(suffix, value)
+
+
+CfnLoader.add_multi_constructor("!", _construct)
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return yaml.load(f, Loader=CfnLoader)
+
+
+def rust_const(name):
+    """The value of `pub const NAME: &str = "...";` in the store's item codec."""
+    match = re.search(rf'pub const {name}: &str = "([^"]*)";', ITEM_RS.read_text(encoding="utf-8"))
+    if not match:
+        raise SystemExit(f"check_template: {name} not found in {ITEM_RS}")
+    return match.group(1)
+
+
+def walk(node, path="$"):
+    """Every value in the template, with where it is."""
+    yield path, node
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from walk(value, f"{path}.{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from walk(value, f"{path}[{i}]")
+    elif isinstance(node, Tag):
+        yield from walk(node.value, f"{path}!{node.name}")
+
+
+def refs(node):
+    """(kind, target) of every Ref, GetAtt and ${...} in Sub, short or long form."""
+    for path, value in walk(node):
+        if isinstance(value, Tag):
+            if value.name == "Ref":
+                yield path, "Ref", value.value
+            elif value.name == "GetAtt":
+                target = value.value if isinstance(value.value, str) else ".".join(value.value)
+                yield path, "GetAtt", target
+            elif value.name == "Sub":
+                text = value.value if isinstance(value.value, str) else value.value[0]
+                local = set(value.value[1]) if isinstance(value.value, list) else set()
+                for var in re.findall(r"\$\{([^}!]+)\}", text):
+                    if var not in local:
+                        yield path, "Sub", var
+        elif isinstance(value, dict) and len(value) == 1:
+            (key, inner), = value.items()
+            if key == "Ref":
+                yield path, "Ref", inner
+            elif key == "Fn::GetAtt":
+                yield path, "GetAtt", inner if isinstance(inner, str) else ".".join(inner)
+
+
+def check(t):
+    """All failures of template `t`, as messages (empty: it passes)."""
+    fails = []
+
+    def expect(ok, message):
+        if not ok:
+            fails.append(message)
+
+    resources = t.get("Resources", {})
+    parameters = t.get("Parameters", {})
+    expect(t.get("Transform") == "AWS::Serverless-2016-10-31", "Transform must be the SAM transform")
+
+    # Every reference resolves: cfn-lint does not look inside Globals or SAM Policies.
+    for path, kind, target in refs(t):
+        name = target.split(".")[0] if kind in ("GetAtt", "Sub") else target
+        known = name in resources or (kind != "GetAtt" and (name in parameters or name in PSEUDO))
+        expect(known, f"{path}: {kind} {target} does not resolve")
+
+    globals_fn = t.get("Globals", {}).get("Function", {})
+
+    def prop(fn, key):
+        props = resources.get(fn, {}).get("Properties", {})
+        return props.get(key, globals_fn.get(key))
+
+    for fn, (binary, max_timeout) in FUNCTIONS.items():
+        res = resources.get(fn)
+        if not res:
+            fails.append(f"{fn} is missing")
+            continue
+        expect(res.get("Type") == "AWS::Serverless::Function", f"{fn}: not a SAM function")
+        expect(prop(fn, "Runtime") == "provided.al2023", f"{fn}: Runtime must be provided.al2023")
+        expect(prop(fn, "Architectures") == ["arm64"], f"{fn}: Architectures must be [arm64]")
+        expect(prop(fn, "Handler") == "bootstrap", f"{fn}: Handler must be bootstrap")
+        expect(prop(fn, "CodeUri") == ".", f"{fn}: CodeUri must be . (the workspace)")
+        expect(prop(fn, "MemorySize") == 128, f"{fn}: MemorySize must be 128")
+        timeout = prop(fn, "Timeout")
+        expect(isinstance(timeout, int) and 0 < timeout <= max_timeout,
+               f"{fn}: Timeout {timeout!r} must be 1..{max_timeout} s")
+        meta = res.get("Metadata", {})
+        expect(meta.get("BuildMethod") == "rust-cargolambda", f"{fn}: BuildMethod must be rust-cargolambda")
+        expect(meta.get("BuildProperties", {}).get("Binary") == binary,
+               f"{fn}: BuildProperties.Binary must be {binary}")
+        env = (prop(fn, "Environment") or {}).get("Variables", {})
+        table_ref = env.get("MADANG_TABLE")
+        expect(isinstance(table_ref, Tag) and table_ref.name == "Ref" and table_ref.value == "RoomsTable",
+               f"{fn}: MADANG_TABLE must be !Ref RoomsTable")
+        expect(env.get("MADANG_STORE") == "dynamodb", f"{fn}: MADANG_STORE must be dynamodb")
+
+    # Least privilege: exactly these actions on exactly these resources, no wildcards, no
+    # broad policy templates.
+    def statements(fn):
+        out = []
+        for policy in resources.get(fn, {}).get("Properties", {}).get("Policies", []) or []:
+            if not isinstance(policy, dict) or "Statement" not in policy:
+                fails.append(f"{fn}: only inline statements allowed, not {policy!r}")
+                continue
+            out.extend(policy["Statement"])
+        return out
+
+    def grants(fn):
+        found = {}
+        for st in statements(fn):
+            expect(st.get("Effect") == "Allow", f"{fn}: unexpected statement {st!r}")
+            actions = st.get("Action")
+            actions = [actions] if isinstance(actions, str) else actions or []
+            expect(all("*" not in a for a in actions), f"{fn}: wildcard action in {actions}")
+            found.setdefault(repr(st.get("Resource")), set()).update(actions)
+        return found
+
+    table_arn = repr(Tag("GetAtt", "RoomsTable.Arn"))
+    index = rust_const("DUE_INDEX")
+    index_arn = repr(Tag("Sub", f"${{RoomsTable.Arn}}/index/{index}"))
+    expect(grants("ApiFunction") == {table_arn: API_ACTIONS},
+           f"ApiFunction must be granted exactly {sorted(API_ACTIONS)} on the table")
+    expect(grants("SweeperFunction") == {table_arn: SWEEPER_TABLE_ACTIONS, index_arn: SWEEPER_INDEX_ACTIONS},
+           f"SweeperFunction must be granted exactly Query on the {index} index and "
+           f"{sorted(SWEEPER_TABLE_ACTIONS)} on the table")
+
+    # The API event and the schedule.
+    api_events = resources.get("ApiFunction", {}).get("Properties", {}).get("Events", {}) or {}
+    expect(any(e.get("Type") == "HttpApi" and repr(e.get("Properties", {}).get("ApiId")) == repr(Tag("Ref", "HttpApi"))
+               for e in api_events.values()), "ApiFunction needs an HttpApi event on HttpApi")
+    sweeper_events = resources.get("SweeperFunction", {}).get("Properties", {}).get("Events", {}) or {}
+    schedules = [e.get("Properties", {}).get("ScheduleExpression")
+                 for e in sweeper_events.values() if e.get("Type") == "ScheduleV2"]
+    expect(schedules == ["rate(1 minute)"], f"SweeperFunction needs one ScheduleV2 rate(1 minute), got {schedules}")
+
+    api = resources.get("HttpApi", {})
+    expect(api.get("Type") == "AWS::Serverless::HttpApi", "HttpApi must be an AWS::Serverless::HttpApi")
+    api_props = api.get("Properties", {})
+    expect("AllowOrigins" in api_props.get("CorsConfiguration", {}), "HttpApi needs CorsConfiguration")
+    throttling = api_props.get("DefaultRouteSettings", {})
+    expect({"ThrottlingRateLimit", "ThrottlingBurstLimit"} <= set(throttling),
+           "HttpApi needs default route throttling (rate and burst)")
+
+    # The table matches the store: names from the Rust code, every key attribute defined (and
+    # nothing else: DynamoDB rejects unused definitions), keys-only sparse index, TTL, PITR.
+    table = resources.get("RoomsTable", {}).get("Properties", {})
+    expect(resources.get("RoomsTable", {}).get("Type") == "AWS::DynamoDB::Table", "RoomsTable must be a table")
+    expect(table.get("BillingMode") == "PAY_PER_REQUEST", "RoomsTable must be PAY_PER_REQUEST")
+    defined = {a["AttributeName"]: a["AttributeType"] for a in table.get("AttributeDefinitions", [])}
+    wanted = {rust_const("ID"): "S", rust_const("SHARD"): "S", rust_const("DUE"): "N"}
+    expect(defined == wanted, f"AttributeDefinitions {defined} must be {wanted}")
+    keys = [(k["AttributeName"], k["KeyType"]) for k in table.get("KeySchema", [])]
+    expect(keys == [(rust_const("ID"), "HASH")], f"table KeySchema {keys} must be id HASH")
+    gsis = {g["IndexName"]: g for g in table.get("GlobalSecondaryIndexes", [])}
+    gsi = gsis.get(index, {})
+    gsi_keys = [(k["AttributeName"], k["KeyType"]) for k in gsi.get("KeySchema", [])]
+    expect(gsi_keys == [(rust_const("SHARD"), "HASH"), (rust_const("DUE"), "RANGE")],
+           f"index {index} KeySchema {gsi_keys} must be s HASH, d RANGE")
+    expect(gsi.get("Projection", {}).get("ProjectionType") == "KEYS_ONLY", f"index {index} must be KEYS_ONLY")
+    used = {k["AttributeName"] for k in table.get("KeySchema", [])}
+    for g in gsis.values():
+        used |= {k["AttributeName"] for k in g.get("KeySchema", [])}
+    expect(used == set(defined), f"key attributes {sorted(used)} must be exactly the defined {sorted(defined)}")
+    ttl = table.get("TimeToLiveSpecification", {})
+    expect(ttl.get("AttributeName") == rust_const("EXPIRES") and ttl.get("Enabled") is True,
+           "TTL must be enabled on x")
+    expect(table.get("PointInTimeRecoverySpecification", {}).get("PointInTimeRecoveryEnabled") is True,
+           "point-in-time recovery must be enabled")
+
+    outputs = t.get("Outputs", {})
+    expect({"ApiUrl", "TableName"} <= set(outputs), "Outputs must include ApiUrl and TableName")
+    return fails
+
+
+def self_test(t):
+    """Breaks the template in ways cfn-lint lets through; each must be caught."""
+    def fn(tpl, name):
+        return tpl["Resources"][name]
+
+    breakages = {
+        "Architectures: [arm65]": lambda x: x["Globals"]["Function"].__setitem__("Architectures", ["arm65"]),
+        "Runtime: provided.al2099": lambda x: x["Globals"]["Function"].__setitem__("Runtime", "provided.al2099"),
+        "!Ref typo in Globals": lambda x: x["Globals"]["Function"]["Environment"]["Variables"].__setitem__(
+            "MADANG_TABLE", Tag("Ref", "RoomTable")),
+        "GetAtt typo in Policies": lambda x: fn(x, "ApiFunction")["Properties"]["Policies"][0]["Statement"][0]
+            .__setitem__("Resource", Tag("GetAtt", "RoomTable.Arn")),
+        "rate(1 minutes)": lambda x: fn(x, "SweeperFunction")["Properties"]["Events"]["EveryMinute"]["Properties"]
+            .__setitem__("ScheduleExpression", "rate(1 minutes)"),
+        "BuildMethod makefile": lambda x: fn(x, "ApiFunction")["Metadata"].__setitem__("BuildMethod", "makefile"),
+        "API timeout 30": lambda x: fn(x, "ApiFunction")["Properties"].__setitem__("Timeout", 30),
+        "extra action": lambda x: fn(x, "ApiFunction")["Properties"]["Policies"][0]["Statement"][0]["Action"]
+            .append("dynamodb:Scan"),
+        "broad policy template": lambda x: fn(x, "SweeperFunction")["Properties"]["Policies"].append(
+            {"DynamoDBCrudPolicy": {"TableName": Tag("Ref", "RoomsTable")}}),
+        "GSI attribute undefined": lambda x: fn(x, "RoomsTable")["Properties"]["AttributeDefinitions"].pop(),
+    }
+    missed = []
+    for name, breakage in breakages.items():
+        broken = copy.deepcopy(t)
+        breakage(broken)
+        if not check(broken):
+            missed.append(name)
+    return len(breakages), missed
+
+
+def main(argv):
+    args = [a for a in argv if a != "--self-test"]
+    if len(args) != 1:
+        raise SystemExit(__doc__)
+    template = load(args[0])
+    fails = check(template)
+    for message in fails:
+        print(f"check_template: {message}", file=sys.stderr)
+    if fails:
+        return 1
+    if "--self-test" in argv:
+        count, missed = self_test(template)
+        if missed:
+            print(f"check_template: self-test: these breakages went unnoticed: {missed}", file=sys.stderr)
+            return 1
+        print(f"check_template: {args[0]} passes; self-test caught all {count} breakages")
+    else:
+        print(f"check_template: {args[0]} passes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
