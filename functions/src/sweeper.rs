@@ -14,7 +14,8 @@ use madang_infra::{RoomStore, StoreError};
 use crate::service::Loaded;
 
 /// What one sweep did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct SweepReport {
     /// Rooms the due index listed.
     pub visited: usize,

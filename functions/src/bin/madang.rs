@@ -4,6 +4,9 @@
 //! - `MADANG_ADDR`: where to listen (default `127.0.0.1:8080`).
 //! - `MADANG_DATA`: directory for the database (default `./data`).
 //! - `MADANG_DEV=1`: test support (`seed` on create, `POST /dev/clock`).
+//! - `MADANG_STORE=dynamodb`: keep rooms in DynamoDB instead (table `MADANG_TABLE`, default
+//!   `madang-rooms`, created with its index when missing; `AWS_ENDPOINT_URL_DYNAMODB` points the
+//!   SDK at an emulator such as dynalite or moto).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -13,6 +16,7 @@ use std::time::Duration;
 use madang_functions::telemetry::{self, LogFormat};
 use madang_functions::{App, RoomStore, router, sweeper};
 use madang_infra::EmbeddedStore;
+use madang_infra::dynamo::{self, DynamoStore};
 
 /// How often the local sweeper looks for overdue timeouts: a timeout fires at most this late
 /// even when nobody polls.
@@ -26,22 +30,37 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .parse()?;
     let data = PathBuf::from(std::env::var("MADANG_DATA").unwrap_or_else(|_| "./data".into()));
     let dev = std::env::var("MADANG_DEV").is_ok_and(|v| v == "1");
-    std::fs::create_dir_all(&data)?;
-    let store = Arc::new(EmbeddedStore::open(&data.join("madang.sqlite3"))?);
-    let app = App::new(store).with_dev(dev);
-    serve(app, addr).await
+    match std::env::var("MADANG_STORE").as_deref() {
+        Ok("dynamodb") => {
+            let table = std::env::var("MADANG_TABLE").unwrap_or_else(|_| "madang-rooms".into());
+            let client = dynamo::client_from_env().await;
+            dynamo::ensure_table(&client, &table).await?;
+            let store = Arc::new(DynamoStore::new(client, table));
+            // A sweep queries every index shard: once a second is plenty against a real table.
+            serve(App::new(store).with_dev(dev), addr, Duration::from_secs(1)).await
+        }
+        Ok("embedded") | Err(_) => {
+            std::fs::create_dir_all(&data)?;
+            let store = Arc::new(EmbeddedStore::open(&data.join("madang.sqlite3"))?);
+            serve(App::new(store).with_dev(dev), addr, SWEEP_EVERY).await
+        }
+        Ok(other) => {
+            Err(format!("MADANG_STORE must be `embedded` or `dynamodb`, not `{other}`").into())
+        }
+    }
 }
 
 async fn serve<S: RoomStore>(
     app: App<S>,
     addr: SocketAddr,
+    sweep_every: Duration,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
     tracing::info!(addr = %bound, dev = app.dev, "madang listening");
     // One plain line on stdout, so scripts and tests that bind port 0 can find the server.
     println!("madang listening on http://{bound}");
-    let sweeper = tokio::spawn(sweep_forever(app.clone()));
+    let sweeper = tokio::spawn(sweep_forever(app.clone(), sweep_every));
     axum::serve(listener, router(app))
         .with_graceful_shutdown(shutdown())
         .await?;
@@ -49,8 +68,8 @@ async fn serve<S: RoomStore>(
     Ok(())
 }
 
-async fn sweep_forever<S: RoomStore>(app: App<S>) {
-    let mut tick = tokio::time::interval(SWEEP_EVERY);
+async fn sweep_forever<S: RoomStore>(app: App<S>, every: Duration) {
+    let mut tick = tokio::time::interval(every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
