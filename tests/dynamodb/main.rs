@@ -7,7 +7,10 @@
 //! - this file: whole games and the 64-client race, with the very drivers the embedded-store
 //!   suite (`api`) uses (`madang_tests::games`, `madang_tests::race`);
 //! - [`sweeper_race`]: the sweeper racing a player, 1,000 times;
+//! - [`cost`]: item sizes and consumed units per action over whole games, printed and asserted
+//!   (the figures of `docs/cost.md`).
 
+mod cost;
 mod sweeper_race;
 
 use std::sync::Arc;
