@@ -263,7 +263,7 @@ impl Sim {
         *self.naive_sizes.last().unwrap() as f64 / *self.item_sizes.last().unwrap() as f64
     }
 
-    /// The figures, as a Markdown table row set, and the assertions every game must meet.
+    /// The figures, as a Markdown section with a table (as `docs/cost.md` shows them).
     fn report(&self) -> String {
         let per = |x: f64| x / self.actions as f64;
         let minutes = (self.actions * self.pace) as f64 / 60_000.0;
