@@ -1,6 +1,12 @@
-//! Test support for the end-to-end suites: a real server on a loopback port, and a small client
-//! that speaks the API the way an app would.
+//! Test support for the end-to-end suites: a real server on a loopback port, a small client
+//! that speaks the API the way an app would, and the game drivers both suites share.
+//!
+//! - [`games`]: whole 윷놀이 and 바둑 games played over HTTP, with their checks.
+//! - [`race`]: 64 clients racing on one room, checked against a replay of the accepted log.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+pub mod games;
+pub mod race;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -47,11 +53,10 @@ pub async fn spawn_app() -> TestApp {
     }
 }
 
-/// Starts the API over any store (the DynamoDB suites use this).
+/// Starts the API over any store (the DynamoDB suites use this), with a background sweeper
+/// every 100 ms.
 pub async fn spawn_app_on<S: RoomStore>(store: Arc<S>) -> TestApp {
     let app = App::new(store).with_dev(true);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr: SocketAddr = listener.local_addr().unwrap();
     let sweeping = app.clone();
     tokio::spawn(async move {
         loop {
@@ -59,6 +64,20 @@ pub async fn spawn_app_on<S: RoomStore>(store: Arc<S>) -> TestApp {
             sweeper::sweep(&*sweeping.store, sweeping.clock.now(), 100).await;
         }
     });
+    serve(app).await
+}
+
+/// Starts the API over any store without a background sweeper, and hands back the [`App`] (its
+/// clock, to sweep at chosen moments). For measurements: a sweeper polling in the background
+/// would mix its reads into every figure; the caller runs `sweeper::sweep` itself instead.
+pub async fn spawn_app_unswept<S: RoomStore>(store: Arc<S>) -> (TestApp, App<S>) {
+    let app = App::new(store).with_dev(true);
+    (serve(app.clone()).await, app)
+}
+
+async fn serve<S: RoomStore>(app: App<S>) -> TestApp {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr: SocketAddr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, router(app)).await.unwrap() });
     TestApp {
         base: format!("http://{addr}"),

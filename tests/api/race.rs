@@ -1,126 +1,14 @@
 //! 64 clients race to act on one room, each pinning the version it saw. Every version must be
 //! accepted exactly once, nothing may be lost, and the final state must equal a replay of the
-//! accepted actions through the engine.
+//! accepted actions through the engine. The driver lives in `madang_tests::race`, shared with
+//! the DynamoDB suite.
 
 use std::sync::Arc;
 
-use madang_core::yut::{Action, Yut, YutOptions};
-use madang_core::{Actor, Game, GameRng, Lineup, PlayerId};
-use madang_tests::{Player, TestApp, spawn_app};
-use reqwest::StatusCode;
-use serde_json::{Value, json};
-use tokio::sync::Mutex;
-
-const CLIENTS: usize = 64;
-const SEED: u64 = 2024;
-const ACTIONS: u64 = 120;
-
-fn without_deadline(mut state: Value) -> Value {
-    state.as_object_mut().unwrap().remove("deadlineAt");
-    state
-}
-
-/// Races `CLIENTS` clients (devices of the two players) on one room until `ACTIONS` actions
-/// landed or the game ended; returns the accepted `(version, player, action)` log.
-pub async fn race(
-    app: Arc<TestApp>,
-    room: String,
-    players: Vec<Player>,
-    start: u64,
-) -> Vec<(u64, String, Value)> {
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let tasks: Vec<_> = (0..CLIENTS)
-        .map(|i| {
-            let (app, room, log) = (app.clone(), room.clone(), log.clone());
-            let me = players[i % players.len()].clone();
-            tokio::spawn(async move {
-                loop {
-                    let view = app.room(&room, Some(&me)).await;
-                    let version = view["version"].as_u64().unwrap();
-                    if view["status"] == "finished" || version >= start + ACTIONS {
-                        return;
-                    }
-                    if view["state"]["currentPlayer"] != me.id.as_str() {
-                        tokio::task::yield_now().await;
-                        continue;
-                    }
-                    let action = match view["state"]["phase"].as_str().unwrap() {
-                        "throw" => json!({"type": "THROW"}),
-                        _ => {
-                            let m = &view["state"]["legalMoves"][0];
-                            json!({"type": "MOVE", "throwIndex": m["throwIndex"], "from": m["from"]})
-                        }
-                    };
-                    let body = json!({"expectedVersion": version, "action": action});
-                    let r = app.post(&format!("/rooms/{room}/actions"), Some(&me.token), body).await;
-                    match r.status {
-                        StatusCode::OK => {
-                            assert_eq!(r.body["version"], version + 1);
-                            log.lock().await.push((version + 1, me.id.clone(), action));
-                        }
-                        StatusCode::CONFLICT => assert!(r.body["room"]["version"].as_u64().unwrap() > version),
-                        other => panic!("unexpected {other}: {:?}", r.body),
-                    }
-                }
-            })
-        })
-        .collect();
-    for task in tasks {
-        task.await.unwrap();
-    }
-    let mut log = Arc::try_unwrap(log).unwrap().into_inner();
-    log.sort_by_key(|(v, _, _)| *v);
-    log
-}
+use madang_tests::race::check_racing_clients_never_double_apply;
+use madang_tests::spawn_app;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sixty_four_racing_clients_never_double_apply_and_the_log_replays_exactly() {
-    let app = Arc::new(spawn_app().await);
-    let options = json!({"turnSeconds": null});
-    let (room, host) = app.create("yut", options.clone(), SEED).await;
-    let guest = app.join(&room, "손님").await;
-    let start = app.act_ok(&room, &host, json!({"type": "start"})).await["version"]
-        .as_u64()
-        .unwrap();
-
-    let log = race(
-        app.clone(),
-        room.clone(),
-        vec![host.clone(), guest.clone()],
-        start,
-    )
-    .await;
-    let end = app.room(&room, None).await;
-    let last = end["version"].as_u64().unwrap();
-    let versions: Vec<u64> = log.iter().map(|(v, _, _)| *v).collect();
-    assert_eq!(
-        versions,
-        (start + 1..=last).collect::<Vec<_>>(),
-        "each version accepted exactly once, none lost"
-    );
-
-    // Replay the accepted log through the engine from the same seed.
-    let lineup = Lineup {
-        players: vec![PlayerId::new(&host.id), PlayerId::new(&guest.id)],
-        host: PlayerId::new(&host.id),
-    };
-    let opts: YutOptions = serde_json::from_value(options).unwrap();
-    let mut rng = GameRng::seed_from_u64(SEED);
-    let mut state = Yut::setup(&lineup, &opts, &mut rng, 0).unwrap();
-    for (_, player, action) in &log {
-        let action: Action = serde_json::from_value(action.clone()).unwrap();
-        Yut::apply(
-            &mut state,
-            Actor::Player(&PlayerId::new(player)),
-            &action,
-            &mut rng,
-            0,
-        )
-        .unwrap();
-    }
-    let replayed = serde_json::to_value(Yut::view(&state, None)).unwrap();
-    assert_eq!(
-        without_deadline(replayed),
-        without_deadline(end["state"].clone())
-    );
+    check_racing_clients_never_double_apply(Arc::new(spawn_app().await)).await;
 }

@@ -1,0 +1,484 @@
+//! What a game costs on DynamoDB, measured: item size and consumed units per action through a
+//! whole four-player 윷놀이 game and a 250-move 19×19 바둑 game, next to the size of the naive
+//! encoding of the same games. Printed (`cargo test --test dynamodb cost -- --nocapture`), copied
+//! into `docs/cost.md`, and asserted:
+//!
+//! - the room's item is at most 1 KB after every action of both games (by DynamoDB's size rules,
+//!   and by dynalite, which bills every write of it as exactly one unit);
+//! - the 19×19 game's item is at least 20 times smaller than its naive encoding;
+//! - due-index write units stay at or below 0.2 per action, amortized over the whole game.
+//!
+//! The games run through the real router over HTTP on a metered [`DynamoStore`] on dynalite,
+//! with the turn timers on (the defaults: 30 s a turn in 윷놀이, 30 s × 3 byo-yomi in 바둑), at
+//! a realistic pace on the server's dev clock: **one 윷놀이 action every 4 s, one 바둑 move every
+//! 8 s**, and the sweeper on its production schedule, **once a minute**. Between two actions every
+//! player's app reads the room once (as a long-poll returns when the room changes); presence is
+//! then written at most every 15 s per player, as in production. The units of each request are
+//! bracketed by meter readings (nothing runs in the background), so they are split exactly into
+//! what the actions, the players' reads and the sweeps consumed.
+//!
+//! The naive encoding is what the spec describes: the game's `State` as JSON (here the public view
+//! of it, which leaves out the generator and, for 바둑, the superko history), and for 바둑 the
+//! position history of spec §5.3 added, one `size*size` string of `.`, `b`, `w` per placed stone.
+//! Our side of the ratio is the whole item (id, version, presence, expiry, index keys and the
+//! encoded room with its seats and tokens); the naive side is the state alone, which favours it.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use madang_core::Millis;
+use madang_functions::{App, sweeper};
+use madang_infra::DynamoStore;
+use madang_infra::dynamo::capacity::{CapacityMeter, CapacityReport};
+use madang_infra::dynamo::item::Item;
+use madang_tests::games::yut_action;
+use madang_tests::{Player, TestApp, spawn_app_unswept};
+use serde_json::{Value, json};
+
+use crate::dynalite_store;
+
+/// One 윷놀이 action every this many ms.
+const YUT_PACE_MS: Millis = 4_000;
+/// One 바둑 move every this many ms.
+const BADUK_PACE_MS: Millis = 8_000;
+/// The sweeper's schedule in production (`rate(1 minute)`).
+const SWEEP_EVERY_MS: Millis = 60_000;
+/// The 바둑 game: this many moves on a 19×19 board, then two passes and agreement.
+const BADUK_MOVES: usize = 250;
+
+/// Targets.
+const MAX_ITEM_BYTES: usize = 1024;
+const MIN_NAIVE_RATIO_19: f64 = 20.0;
+const MAX_INDEX_UNITS_PER_ACTION: f64 = 0.2;
+
+/// The size DynamoDB bills for a value: strings and binaries by their bytes, numbers at one byte
+/// per two significant digits plus one, maps and lists at three bytes plus, per element, its
+/// name, its value and one byte (the rules of the DynamoDB developer guide, "Item sizes").
+fn value_size(value: &AttributeValue) -> usize {
+    match value {
+        AttributeValue::S(s) => s.len(),
+        AttributeValue::B(b) => b.as_ref().len(),
+        AttributeValue::N(n) => {
+            let digits = n.chars().filter(char::is_ascii_digit).collect::<String>();
+            let significant = digits.trim_start_matches('0').trim_end_matches('0').len();
+            significant.div_ceil(2) + 1
+        }
+        AttributeValue::M(map) => {
+            3 + map
+                .iter()
+                .map(|(name, value)| name.len() + value_size(value) + 1)
+                .sum::<usize>()
+        }
+        AttributeValue::L(list) => 3 + list.iter().map(|v| value_size(v) + 1).sum::<usize>(),
+        AttributeValue::Bool(_) | AttributeValue::Null(_) => 1,
+        other => panic!("no such attribute in a room: {other:?}"),
+    }
+}
+
+/// The billed size of an item: every attribute's name plus its value.
+fn item_size(item: &Item) -> usize {
+    item.iter()
+        .map(|(name, value)| name.len() + value_size(value))
+        .sum()
+}
+
+/// Sums of capacity reports.
+fn add(a: &mut CapacityReport, b: &CapacityReport) {
+    a.reads += b.reads;
+    a.writes += b.writes;
+    a.conditional_failures += b.conditional_failures;
+    a.read_units += b.read_units;
+    a.write_units += b.write_units;
+    a.reported_index_write_units += b.reported_index_write_units;
+    a.index_write_units += b.index_write_units;
+}
+
+/// A game being played for the meter.
+struct Sim {
+    name: &'static str,
+    http: TestApp,
+    server: App<DynamoStore>,
+    store: Arc<DynamoStore>,
+    meter: Arc<CapacityMeter>,
+    room: String,
+    players: Vec<Player>,
+    pace: Millis,
+    next_sweep: Millis,
+    /// Game actions (from `start` to the last one).
+    actions: u64,
+    /// What the actions' requests consumed.
+    on_actions: CapacityReport,
+    /// What the players' reads between actions consumed (loads, presence writes).
+    on_polls: CapacityReport,
+    polls: u64,
+    /// What the once-a-minute sweeps consumed.
+    on_sweeps: CapacityReport,
+    sweeps: u64,
+    /// The item's billed size after each action.
+    item_sizes: Vec<usize>,
+    /// The naive encoding's size after each action.
+    naive_sizes: Vec<usize>,
+    /// 바둑: the position after each placed stone (spec §5.3), for the naive encoding.
+    positions: Vec<String>,
+}
+
+impl Sim {
+    async fn new(name: &'static str, game: &str, options: Value, pace: Millis) -> Sim {
+        let meter = Arc::new(CapacityMeter::new());
+        let store = Arc::new(
+            dynalite_store(&format!("cost-{game}"))
+                .await
+                .with_meter(meter.clone()),
+        );
+        let (http, server) = spawn_app_unswept(store.clone()).await;
+        let (room, host) = http.create(game, options, 7).await;
+        let next_sweep = server.clock.now() + SWEEP_EVERY_MS;
+        Sim {
+            name,
+            http,
+            server,
+            store,
+            meter,
+            room,
+            players: vec![host],
+            pace,
+            next_sweep,
+            actions: 0,
+            on_actions: CapacityReport::default(),
+            on_polls: CapacityReport::default(),
+            polls: 0,
+            on_sweeps: CapacityReport::default(),
+            sweeps: 0,
+            item_sizes: Vec::new(),
+            naive_sizes: Vec::new(),
+            positions: Vec::new(),
+        }
+    }
+
+    async fn join(&mut self, name: &str) {
+        let player = self.http.join(&self.room, name).await;
+        self.players.push(player);
+    }
+
+    /// The room's item as stored (read past the meter).
+    async fn item(&self) -> Item {
+        self.store
+            .client()
+            .get_item()
+            .table_name(self.store.table())
+            .key("id", AttributeValue::S(self.room.clone()))
+            .consistent_read(true)
+            .send()
+            .await
+            .unwrap()
+            .item
+            .unwrap()
+    }
+
+    /// The spec's naive encoding of the state in `view` (a room view), in bytes.
+    fn naive_size(&self, view: &Value) -> usize {
+        let mut state = view["state"].clone();
+        let object = state.as_object_mut().unwrap();
+        // Hints for the player to move, not state.
+        for hint in ["legalMoves", "illegalPoints", "atariWarnings"] {
+            object.remove(hint);
+        }
+        if object.contains_key("board") {
+            object.insert("positionHistory".into(), json!(self.positions));
+        }
+        serde_json::to_string(&state).unwrap().len()
+    }
+
+    /// The player `who` acts; the units of the request, the item and the naive sizes are noted.
+    async fn act(&mut self, who: usize, action: Value) -> Value {
+        let before = self.meter.report();
+        let reply = self
+            .http
+            .act_ok(&self.room, &self.players[who], action.clone())
+            .await;
+        add(&mut self.on_actions, &self.meter.report().since(&before));
+        self.actions += 1;
+        if action["type"] == "place" {
+            let board = reply["room"]["state"]["board"].as_array().unwrap();
+            let cells = board.iter().map(|c| match c.as_u64() {
+                Some(0) => '.',
+                Some(1) => 'b',
+                Some(2) => 'w',
+                other => panic!("no such cell {other:?}"),
+            });
+            self.positions.push(cells.collect());
+        }
+        let naive = self.naive_size(&reply["room"]);
+        self.naive_sizes.push(naive);
+        let size = item_size(&self.item().await);
+        self.item_sizes.push(size);
+        reply
+    }
+
+    /// Every player reads the room, as their app does when the room changes; returns their views.
+    async fn poll_all(&mut self) -> Vec<Value> {
+        let before = self.meter.report();
+        let mut views = Vec::new();
+        for player in &self.players {
+            views.push(self.http.room(&self.room, Some(player)).await);
+        }
+        add(&mut self.on_polls, &self.meter.report().since(&before));
+        self.polls += self.players.len() as u64;
+        views
+    }
+
+    /// Time passes until the next action, with the sweeper running on its schedule.
+    async fn think(&mut self) {
+        let target = self.server.clock.now() + self.pace;
+        while self.next_sweep <= target {
+            let now = self.server.clock.now();
+            self.server
+                .clock
+                .advance(self.next_sweep.saturating_sub(now));
+            let before = self.meter.report();
+            let swept = sweeper::sweep(&*self.store, self.server.clock.now(), 100).await;
+            assert_eq!(
+                (swept.errors, swept.timeouts_fired),
+                (0, 0),
+                "players on time: nothing to fire"
+            );
+            add(&mut self.on_sweeps, &self.meter.report().since(&before));
+            self.sweeps += 1;
+            self.next_sweep += SWEEP_EVERY_MS;
+        }
+        let now = self.server.clock.now();
+        self.server.clock.advance(target.saturating_sub(now));
+    }
+
+    /// Index write units per action, amortized over the game: the actions' own and the sweeps'.
+    fn index_units_per_action(&self) -> f64 {
+        let units = self.on_actions.index_write_units
+            + self.on_polls.index_write_units
+            + self.on_sweeps.index_write_units;
+        units as f64 / self.actions as f64
+    }
+
+    fn naive_ratio(&self) -> f64 {
+        *self.naive_sizes.last().unwrap() as f64 / *self.item_sizes.last().unwrap() as f64
+    }
+
+    /// The figures, as a Markdown section with a table (as `docs/cost.md` shows them).
+    fn report(&self) -> String {
+        let per = |x: f64| x / self.actions as f64;
+        let minutes = (self.actions * self.pace) as f64 / 60_000.0;
+        let mut out = String::new();
+        let rows = [
+            (
+                "actions (from `start` to the end)",
+                format!("{}", self.actions),
+            ),
+            ("game length at this pace", format!("{minutes:.0} min")),
+            (
+                "item size after the first / last action, max (bytes)",
+                format!(
+                    "{} / {} / {}",
+                    self.item_sizes[0],
+                    self.item_sizes.last().unwrap(),
+                    self.item_sizes.iter().max().unwrap()
+                ),
+            ),
+            (
+                "naive encoding after the first / last action (bytes)",
+                format!(
+                    "{} / {}",
+                    self.naive_sizes[0],
+                    self.naive_sizes.last().unwrap()
+                ),
+            ),
+            (
+                "naive ÷ item at the end",
+                format!("{:.1}×", self.naive_ratio()),
+            ),
+            (
+                "action: read units / write units per action",
+                format!(
+                    "{:.2} / {:.2}",
+                    per(self.on_actions.read_units),
+                    per(self.on_actions.write_units)
+                ),
+            ),
+            (
+                "action: calls per action (reads, writes)",
+                format!(
+                    "{:.2}, {:.2}",
+                    per(self.on_actions.reads as f64),
+                    per(self.on_actions.writes as f64)
+                ),
+            ),
+            (
+                "players' reads between actions: reads, read units, presence write units per action",
+                format!(
+                    "{:.2}, {:.2}, {:.2}",
+                    per(self.polls as f64),
+                    per(self.on_polls.read_units),
+                    per(self.on_polls.write_units)
+                ),
+            ),
+            (
+                "sweeps (once a minute): count, read units, write units",
+                format!(
+                    "{}, {:.1}, {:.1}",
+                    self.sweeps, self.on_sweeps.read_units, self.on_sweeps.write_units
+                ),
+            ),
+            (
+                "index write units: actions + sweeps, per action",
+                format!(
+                    "{} + {} = {:.3}",
+                    self.on_actions.index_write_units,
+                    self.on_sweeps.index_write_units,
+                    self.index_units_per_action()
+                ),
+            ),
+            (
+                "refused conditional writes",
+                format!(
+                    "{}",
+                    self.on_actions.conditional_failures
+                        + self.on_polls.conditional_failures
+                        + self.on_sweeps.conditional_failures
+                ),
+            ),
+        ];
+        writeln!(out, "\n### {}\n", self.name).unwrap();
+        writeln!(out, "| figure | measured |\n|---|---|").unwrap();
+        for (figure, value) in rows {
+            writeln!(out, "| {figure} | {value} |").unwrap();
+        }
+        out
+    }
+
+    /// The targets every game must meet.
+    fn assert_targets(&self) {
+        let largest = *self.item_sizes.iter().max().unwrap();
+        assert!(
+            largest <= MAX_ITEM_BYTES,
+            "{}: the item reached {largest} bytes",
+            self.name
+        );
+        // dynalite bills writes by the item's size (the larger of before and after): one unit
+        // per write means every version of the item stayed within 1 KB by its count too.
+        for (what, spent) in [
+            ("actions", &self.on_actions),
+            ("polls", &self.on_polls),
+            ("sweeps", &self.on_sweeps),
+        ] {
+            assert_eq!(
+                spent.write_units, spent.writes as f64,
+                "{}: {what}: a write of more than one unit: {spent:?}",
+                self.name
+            );
+        }
+        let index = self.index_units_per_action();
+        assert!(
+            index <= MAX_INDEX_UNITS_PER_ACTION,
+            "{}: {index:.3} index write units per action",
+            self.name
+        );
+        assert!(self.sweeps > 0 && self.on_actions.index_write_units > 0);
+    }
+}
+
+/// A four-player 윷놀이 game (individual, default 30 s turn timer) played to the end.
+async fn yut_game() -> Sim {
+    let mut sim = Sim::new(
+        "윷놀이, 4 players, 30 s turns, an action every 4 s",
+        "yut",
+        json!({}),
+        YUT_PACE_MS,
+    )
+    .await;
+    for name in ["둘", "셋", "넷"] {
+        sim.join(name).await;
+    }
+    sim.act(0, json!({"type": "start"})).await;
+    for _ in 0..5_000 {
+        let views = sim.poll_all().await;
+        if views[0]["status"] == "finished" {
+            return sim;
+        }
+        let current = views[0]["state"]["currentPlayer"].as_str().unwrap();
+        let who = sim.players.iter().position(|p| p.id == current).unwrap();
+        let action = yut_action(&views[who]["state"]);
+        sim.think().await;
+        sim.act(who, action).await;
+    }
+    panic!("the game did not end in 5,000 actions");
+}
+
+/// A 19×19 바둑 game: [`BADUK_MOVES`] stones on points drawn from a fixed sequence among the
+/// legal ones, then two passes and both players agreeing to the count.
+async fn baduk_game() -> Sim {
+    let mut sim = Sim::new(
+        "바둑 19×19, 250 moves, byo-yomi 30 s × 3, a move every 8 s",
+        "baduk",
+        json!({"boardSize": 19, "colorAssignment": "hostBlack"}),
+        BADUK_PACE_MS,
+    )
+    .await;
+    sim.join("백").await;
+    sim.act(0, json!({"type": "start"})).await;
+    let mut draw: u64 = 0x2545_f491_4f6c_dd1d;
+    for turn in 0..BADUK_MOVES + 2 {
+        let views = sim.poll_all().await;
+        let who = turn % 2;
+        let mine = &views[who]["state"];
+        assert_eq!(
+            mine["players"][mine["turn"].as_str().unwrap()],
+            sim.players[who].id.as_str()
+        );
+        let action = if turn < BADUK_MOVES {
+            let illegal = mine["illegalPoints"].as_array().unwrap();
+            let open: Vec<(u64, u64)> = mine["board"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .enumerate()
+                .filter(|(_, cell)| cell.as_u64() == Some(0))
+                .map(|(i, _)| (i as u64 % 19, i as u64 / 19))
+                .filter(|(x, y)| !illegal.contains(&json!({"x": x, "y": y})))
+                .collect();
+            draw = draw
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let (x, y) = open[(draw >> 33) as usize % open.len()];
+            json!({"type": "place", "x": x, "y": y})
+        } else {
+            json!({"type": "pass"})
+        };
+        sim.think().await;
+        sim.act(who, action).await;
+    }
+    for who in [0, 1] {
+        sim.poll_all().await;
+        sim.think().await;
+        sim.act(who, json!({"type": "agreeScore"})).await;
+    }
+    let end = sim.http.room(&sim.room, None).await;
+    assert_eq!(end["status"], "finished", "{}", end["state"]["phase"]);
+    sim
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cost_of_whole_games_on_dynamodb_is_within_its_targets() {
+    let (yut, baduk) = tokio::join!(yut_game(), baduk_game());
+    println!(
+        "\nCost of whole games on DynamoDB (dynalite's consumed capacity, the store's own \
+         index-write count):\n{}{}",
+        yut.report(),
+        baduk.report()
+    );
+    yut.assert_targets();
+    baduk.assert_targets();
+    let ratio = baduk.naive_ratio();
+    assert!(
+        ratio >= MIN_NAIVE_RATIO_19,
+        "the 19×19 item is only {ratio:.1}× smaller than the naive encoding"
+    );
+}

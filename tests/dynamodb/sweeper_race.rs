@@ -1,0 +1,288 @@
+//! The sweeper racing a player, 1,000 times, on DynamoDB: never a double-applied timeout.
+//!
+//! Each repetition stores a fresh two-player 윷놀이 room whose turn timer ran out a second ago,
+//! then starts at once the real [`sweeper::sweep`] and the current player's action through the
+//! real request path ([`service::act`], without a pinned version, as an app sends it). Both go
+//! through the store's one conditional save. Exactly one of the two legal orders must result:
+//!
+//! - the sweeper saves the timeout first, and the player acts on the room it left, or
+//! - the player's request fires the timeout itself (catch-up) and saves it with the action, and
+//!   the sweeper's save is refused (or it loads the room after and finds nothing due).
+//!
+//! A timeout applied twice would show three ways, each asserted: the firings reported by the
+//! two sides (the sweeper's `timeouts_fired`, the timeout events in the player's answer) would
+//! add up to two; the version would be three past the start instead of two; and the stored room
+//! would differ byte for byte from the room computed in memory (timeout once, then the action).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use madang_core::room::{AnyRoom, Presence, Room, RoomAction, TokenHash};
+use madang_core::yut::{Yut, YutOptions};
+use madang_core::{GameRng, Millis, PlayerId};
+use madang_functions::service::{self, ActionRequest};
+use madang_functions::{App, sweeper};
+use madang_infra::contract::fresh_id;
+use madang_infra::{DynamoStore, RoomStore, StoredRoom};
+use madang_tests::games::yut_action;
+use serde_json::{Value, json};
+use tokio::sync::Barrier;
+
+use crate::dynalite_store;
+
+/// How many times the two race.
+const REPETITIONS: usize = 1_000;
+/// The room's turn timer.
+const TURN_MS: Millis = 30_000;
+/// How far past the deadline the race runs: the timeout is overdue, the next one is 29 s away.
+const OVERDUE_MS: Millis = 1_000;
+
+/// One racing room, as stored before the race.
+struct Fixture {
+    id: String,
+    room: Room<Yut>,
+    presence: Presence,
+    tokens: [(PlayerId, String); 2],
+}
+
+/// A started two-player room whose first turn timed out `OVERDUE_MS` before `now`. Both players
+/// were seen 5 s before the deadline (their apps poll), so the turn timer, not a disconnect, is
+/// what is due; and their grace period ends well after the race.
+fn fixture(now: Millis, seed: u64) -> Fixture {
+    let started = now - TURN_MS - OVERDUE_MS;
+    let id = fresh_id("race");
+    let tokens = [fresh_id("host-token"), fresh_id("guest-token")];
+    let options = YutOptions {
+        turn_seconds: Some(30),
+        ..YutOptions::default()
+    };
+    let (mut room, host) = Room::<Yut>::create(
+        id.clone(),
+        "방장".into(),
+        TokenHash::of(&tokens[0]),
+        options,
+        GameRng::seed_from_u64(seed),
+        started,
+    )
+    .unwrap();
+    let guest = room
+        .join("손님".into(), TokenHash::of(&tokens[1]), started)
+        .unwrap();
+    let start = RoomAction::<Yut>::from_json(json!({"type": "start"})).unwrap();
+    room.act(&host, start, started).unwrap();
+    let seen = started + TURN_MS - 5_000;
+    let presence = Presence::from([(host.clone(), seen), (guest.clone(), seen)]);
+    let [host_token, guest_token] = tokens;
+    Fixture {
+        id,
+        room,
+        presence,
+        tokens: [(host, host_token), (guest, guest_token)],
+    }
+}
+
+fn stored(fixture: &Fixture) -> StoredRoom {
+    let room = &fixture.room;
+    StoredRoom {
+        id: fixture.id.clone(),
+        version: room.version,
+        body: AnyRoom::from(room.clone()).encode(),
+        due: room.due_at(&fixture.presence),
+        expires_at: room.expires_at(),
+        presence: fixture
+            .presence
+            .iter()
+            .map(|(p, t)| (p.as_str().to_owned(), *t))
+            .collect(),
+        indexed_due: None,
+    }
+}
+
+/// What the player's request must produce at `now`: the room after the overdue timeout and the
+/// action, the timeout's events, and the action's.
+fn expected(
+    fixture: &Fixture,
+    player: &PlayerId,
+    action: &Value,
+    now: Millis,
+) -> (Room<Yut>, Vec<Value>, Vec<Value>) {
+    let mut room = fixture.room.clone();
+    let mut presence = fixture.presence.clone();
+    presence.insert(player.clone(), now);
+    let fired: Vec<Value> = room
+        .catch_up(now, &presence)
+        .iter()
+        .map(|e| json!(e))
+        .collect();
+    assert_eq!(
+        room.version,
+        fixture.room.version + 1,
+        "exactly one timeout was due"
+    );
+    let action = RoomAction::<Yut>::from_json(action.clone()).unwrap();
+    let acted: Vec<Value> = room
+        .act(player, action, now)
+        .unwrap()
+        .iter()
+        .map(|e| json!(e))
+        .collect();
+    (room, fired, acted)
+}
+
+/// How one repetition went.
+#[derive(Debug, Default)]
+struct Tally {
+    /// The sweeper saved the timeout; the player acted after.
+    sweeper_first: usize,
+    /// The player's request fired the timeout; the sweeper's save was refused.
+    player_first_sweeper_refused: usize,
+    /// The player's request fired the timeout before the sweeper loaded the room.
+    player_first_sweeper_late: usize,
+}
+
+/// The races run in this many lanes at once, each on a table of its own (a sweep lists the due
+/// rooms of its whole table, so each lane must have its own), to keep the suite fast.
+const LANES: usize = 4;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sweeper_racing_a_player_never_double_applies_a_timeout() {
+    let started = std::time::Instant::now();
+    let lanes: Vec<_> = (0..LANES)
+        .map(|lane| {
+            tokio::spawn(async move {
+                let store = Arc::new(dynalite_store("sweeper-race").await);
+                let app = App::new(store.clone());
+                let mut tally = Tally::default();
+                for i in (lane..REPETITIONS).step_by(LANES) {
+                    race_once(&app, &store, i, &mut tally).await;
+                }
+                tally
+            })
+        })
+        .collect();
+    let mut tally = Tally::default();
+    for lane in lanes {
+        let lane = lane.await.unwrap();
+        tally.sweeper_first += lane.sweeper_first;
+        tally.player_first_sweeper_refused += lane.player_first_sweeper_refused;
+        tally.player_first_sweeper_late += lane.player_first_sweeper_late;
+    }
+    println!(
+        "sweeper vs player, {REPETITIONS} races in {:.1} s: {tally:?}",
+        started.elapsed().as_secs_f64()
+    );
+    assert_eq!(
+        tally.sweeper_first + tally.player_first_sweeper_refused + tally.player_first_sweeper_late,
+        REPETITIONS
+    );
+    // The race is real: both sides won some (the jitter below spreads the start times).
+    assert!(
+        tally.sweeper_first > 0
+            && tally.player_first_sweeper_refused + tally.player_first_sweeper_late > 0,
+        "{tally:?}"
+    );
+}
+
+async fn race_once(app: &App<DynamoStore>, store: &Arc<DynamoStore>, i: usize, tally: &mut Tally) {
+    let fixture = fixture(app.clock.now(), i as u64);
+    let before = fixture.room.version;
+    store.create(&stored(&fixture)).await.unwrap();
+
+    // The player whose turn it is once the overdue timeout has fired (the timeout may have
+    // thrown for them and left them to move, or passed the turn on), and the action their app
+    // would send seeing that room.
+    let now = app.clock.now();
+    let mut after_timeout = fixture.room.clone();
+    after_timeout.catch_up(now, &fixture.presence);
+    let view = serde_json::to_value(after_timeout.view(None, &fixture.presence, now)).unwrap();
+    let current = PlayerId::new(view["state"]["currentPlayer"].as_str().unwrap());
+    let mine =
+        serde_json::to_value(after_timeout.view(Some(&current), &fixture.presence, now)).unwrap();
+    let action = yut_action(&mine["state"]);
+    let token = &fixture
+        .tokens
+        .iter()
+        .find(|(p, _)| *p == current)
+        .unwrap()
+        .1;
+
+    // Both start together; the player is held back 0–11 ms so that either may win.
+    let barrier = Arc::new(Barrier::new(2));
+    let sweeping = {
+        let (store, barrier, clock) = (store.clone(), barrier.clone(), app.clock.clone());
+        tokio::spawn(async move {
+            barrier.wait().await;
+            sweeper::sweep(&*store, clock.now(), 100).await
+        })
+    };
+    let acting = {
+        let (app, barrier, id) = (app.clone(), barrier.clone(), fixture.id.clone());
+        let (hash, request) = (
+            TokenHash::of(token),
+            ActionRequest {
+                expected_version: None,
+                action: action.clone(),
+            },
+        );
+        let jitter = Duration::from_micros((i as u64 * 7_919) % 12_000);
+        tokio::spawn(async move {
+            barrier.wait().await;
+            tokio::time::sleep(jitter).await;
+            service::act(&app, &id, &hash, request, None).await
+        })
+    };
+    let swept = sweeping.await.unwrap();
+    let acted = acting.await.unwrap().unwrap();
+
+    // The room as stored, and as it must be: the player's `now` is the room's last update.
+    let saved = store.load(&fixture.id, app.clock.now()).await.unwrap();
+    let AnyRoom::Yut(room) = AnyRoom::decode(&saved.body).unwrap() else {
+        panic!("not a 윷놀이 room")
+    };
+    let (want, fired, own) = expected(&fixture, &current, &action, room.updated_at);
+    assert!(!fired.is_empty(), "a fired timeout has events");
+
+    let events = acted.events.as_array().unwrap().clone();
+    let player_fired = if events == [fired.clone(), own.clone()].concat() {
+        1
+    } else {
+        assert_eq!(
+            events, own,
+            "the player's events: the timeout's and its own, or its own"
+        );
+        0
+    };
+    assert_eq!(
+        swept.timeouts_fired + player_fired,
+        1,
+        "race {i}: the timeout fired exactly once (sweeper {swept:?}, player {player_fired})"
+    );
+    assert_eq!(swept.errors, 0, "{swept:?}");
+    assert_eq!(
+        saved.version,
+        before + 2,
+        "race {i}: one timeout and one action"
+    );
+    assert_eq!(acted.version, before + 2);
+    assert_eq!(
+        saved.body,
+        AnyRoom::from(want).encode(),
+        "race {i}: the stored room is the timeout once, then the action"
+    );
+    match (swept.timeouts_fired, swept.lost_races) {
+        (1, 0) => tally.sweeper_first += 1,
+        (0, 1) => tally.player_first_sweeper_refused += 1,
+        (0, 0) => tally.player_first_sweeper_late += 1,
+        other => panic!("race {i}: impossible sweep {other:?}: {swept:?}"),
+    }
+
+    // End the game, so the room leaves the due index and later sweeps see only their own room.
+    let concede = ActionRequest {
+        expected_version: None,
+        action: json!({"type": "CONCEDE"}),
+    };
+    let ended = service::act(app, &fixture.id, &TokenHash::of(token), concede, None)
+        .await
+        .unwrap();
+    assert_eq!(ended.room["status"], "finished");
+}
