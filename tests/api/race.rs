@@ -15,8 +15,11 @@ const CLIENTS: usize = 64;
 const SEED: u64 = 2024;
 const ACTIONS: u64 = 120;
 
+/// The state without its clock readings (the replay runs at time 0).
 fn without_deadline(mut state: Value) -> Value {
-    state.as_object_mut().unwrap().remove("deadlineAt");
+    let fields = state.as_object_mut().unwrap();
+    fields.remove("deadlineAt");
+    fields.remove("turnStartedAt");
     state
 }
 
