@@ -35,6 +35,7 @@ pub mod event;
 mod movement;
 pub mod options;
 pub mod result;
+mod schema;
 pub mod state;
 pub mod summary;
 pub mod throw;

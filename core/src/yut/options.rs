@@ -84,8 +84,8 @@ pub enum Ruleset {
     #[default]
     YutMd,
     /// The player-facing rules page: every difference from `yut.md` switched on together
-    /// ([`YutOptions::RULES_PAGE_FIXED`] fixed, `mode`, `backdo`, `turnSeconds` 20/30/60 and
-    /// `endMode` free).
+    /// ([`YutOptions::rules_page_fixed`] lists the fixed keys; `mode`, `backdo`, `turnSeconds`
+    /// 20/30/60 and `endMode` stay free).
     RulesPage,
 }
 
@@ -133,6 +133,60 @@ pub enum OnLeave {
     Concede,
     /// A bot takes the seat over: same team, pieces and turn order, playing by `timeoutPolicy`.
     Bot,
+}
+
+impl Mode {
+    /// Every value, in the order a form shows them.
+    pub const ALL: [Mode; 2] = [Mode::Individual, Mode::Team];
+}
+
+impl StickModel {
+    /// Every value, in the order a form shows them.
+    pub const ALL: [StickModel; 2] = [StickModel::Realistic, StickModel::Fair];
+}
+
+impl BackdoFromDo {
+    /// Every value, in the order a form shows them.
+    pub const ALL: [BackdoFromDo; 3] = [
+        BackdoFromDo::Chammeogi,
+        BackdoFromDo::Finish,
+        BackdoFromDo::Home,
+    ];
+}
+
+impl FinishRule {
+    /// Every value, in the order a form shows them.
+    pub const ALL: [FinishRule; 2] = [FinishRule::Pass, FinishRule::Reach];
+}
+
+impl Ranking {
+    /// Every value, in the order a form shows them.
+    pub const ALL: [Ranking; 3] = [Ranking::First, Ranking::All, Ranking::None];
+}
+
+impl Ruleset {
+    /// Every value, in the order a form shows them.
+    pub const ALL: [Ruleset; 2] = [Ruleset::YutMd, Ruleset::RulesPage];
+}
+
+impl PlayerLimits {
+    /// Every value, in the order a form shows them.
+    pub const ALL: [PlayerLimits; 2] = [PlayerLimits::YutMd, PlayerLimits::RulesPage];
+}
+
+impl TimeoutPolicy {
+    /// Every value, in the order a form shows them.
+    pub const ALL: [TimeoutPolicy; 2] = [TimeoutPolicy::YutMd, TimeoutPolicy::RulesPage];
+}
+
+impl EndMode {
+    /// Every value, in the order a form shows them.
+    pub const ALL: [EndMode; 2] = [EndMode::Finish, EndMode::Timed];
+}
+
+impl OnLeave {
+    /// Every value, in the order a form shows them.
+    pub const ALL: [OnLeave; 2] = [OnLeave::Concede, OnLeave::Bot];
 }
 
 /// The room options of §2 and of the rules page (ruling Y16), exactly as clients send them
@@ -285,23 +339,6 @@ impl YutOptions {
     pub const IDLE_TURNS_TO_AUTO: [u8; 1] = [3];
     /// How long a timed game lasts before its last round.
     pub const TIMED_MINUTES: u64 = 30;
-    /// The keys whose value `ruleset: rulesPage` fixes (the rest are the players' choice).
-    pub const RULES_PAGE_FIXED: [&'static str; 13] = [
-        "playerLimits",
-        "pieces",
-        "stickModel",
-        "backdoFromDo",
-        "finishRule",
-        "nakPercent",
-        "backdoCaptureBonus",
-        "captureBonusOnYutMo",
-        "ranking",
-        "turnCapSeconds",
-        "timeoutPolicy",
-        "idleTurnsToAuto",
-        "onLeave",
-    ];
-
     /// Every option at the default of `ruleset`: `yut.md`'s, or all of the rules page's house
     /// rules switched on (ruling Y16).
     pub const fn preset(ruleset: Ruleset) -> YutOptions {
@@ -426,22 +463,12 @@ impl YutOptions {
     }
 
     /// Under the rules page, the fixed keys must hold the preset's values and `turnSeconds`
-    /// must be 20, 30 or 60. Compared in the API form, key by key, so the list of fixed keys
-    /// ([`YutOptions::RULES_PAGE_FIXED`]) is the only place that says which they are.
+    /// must be 20, 30 or 60.
     fn check_rules_page(&self) -> Result<(), OptionsError> {
-        let preset = YutOptions::preset(Ruleset::RulesPage);
-        let (mine, page) = (json_of(self), json_of(&preset));
-        if let Some(field) = Self::RULES_PAGE_FIXED
-            .iter()
-            .find(|key| mine.get(**key) != page.get(**key))
-        {
+        if let Some((field, _)) = self.rules_page_fixed().iter().find(|(_, same)| !same) {
             return Err(OptionsError::new(
                 *field,
-                format!(
-                    "규칙 페이지 규칙(ruleset: rulesPage)에서는 {field}을(를) {}(으)로만 할 수 있어요.",
-                    page.get(*field)
-                        .map_or_else(String::new, ToString::to_string)
-                ),
+                "규칙 안내 페이지의 규칙(ruleset: rulesPage)에서는 바꿀 수 없는 값이에요.",
             ));
         }
         match self.turn_seconds {
@@ -450,6 +477,49 @@ impl YutOptions {
                 "turnSeconds",
                 "규칙 페이지 규칙에서는 제한 시간을 20·30·60초 중에서 골라 주세요.",
             )),
+        }
+    }
+
+    /// The keys `ruleset: rulesPage` fixes, each with whether these options hold the rules
+    /// page's value — the one list of fixed keys (the schema reads its keys from here too).
+    pub fn rules_page_fixed(&self) -> [(&'static str, bool); 13] {
+        let p = YutOptions::preset(Ruleset::RulesPage);
+        [
+            ("playerLimits", self.player_limits == p.player_limits),
+            ("pieces", self.pieces == p.pieces),
+            ("stickModel", self.stick_model == p.stick_model),
+            ("backdoFromDo", self.backdo_from_do == p.backdo_from_do),
+            ("finishRule", self.finish_rule == p.finish_rule),
+            ("nakPercent", self.nak_percent == p.nak_percent),
+            (
+                "backdoCaptureBonus",
+                self.backdo_capture_bonus == p.backdo_capture_bonus,
+            ),
+            (
+                "captureBonusOnYutMo",
+                self.capture_bonus_on_yut_mo == p.capture_bonus_on_yut_mo,
+            ),
+            ("ranking", self.ranking == p.ranking),
+            (
+                "turnCapSeconds",
+                self.turn_cap_seconds == p.turn_cap_seconds,
+            ),
+            ("timeoutPolicy", self.timeout_policy == p.timeout_policy),
+            (
+                "idleTurnsToAuto",
+                self.idle_turns_to_auto == p.idle_turns_to_auto,
+            ),
+            ("onLeave", self.on_leave == p.on_leave),
+        ]
+    }
+
+    /// The API (JSON) value of one key of these options.
+    pub(crate) fn fixed_json(&self, key: &str) -> serde_json::Value {
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::Object(mut map)) => {
+                map.remove(key).unwrap_or(serde_json::Value::Null)
+            }
+            _ => serde_json::Value::Null,
         }
     }
 
@@ -465,14 +535,6 @@ impl YutOptions {
             Throw::Yut | Throw::Mo => self.capture_bonus_on_yut_mo,
             Throw::Do | Throw::Gae | Throw::Geol => true,
         }
-    }
-}
-
-/// The API (JSON) form of the options, as an object.
-fn json_of(options: &YutOptions) -> serde_json::Map<String, serde_json::Value> {
-    match serde_json::to_value(options) {
-        Ok(serde_json::Value::Object(map)) => map,
-        _ => serde_json::Map::new(),
     }
 }
 
