@@ -580,6 +580,11 @@ fn y16_a_timed_game_ends_after_the_round_in_progress_at_30_minutes_with_joint_wi
     }
     assert_eq!(ended, order, "one last full round, then the end");
     assert_eq!(t.state.phase(), Phase::Finished);
+    assert_eq!(
+        t.state.turn_index(),
+        2,
+        "the last turn shown is the round's last"
+    );
 
     let result = Yut::result(&t.state).unwrap();
     let most = result.ranking.iter().map(|s| s.finished_pieces).max();

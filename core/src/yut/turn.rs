@@ -420,10 +420,15 @@ impl State {
     /// throw owed — unless the round is over and so is the time of a timed game.
     fn pass_turn(&mut self, now: Millis, events: &mut Vec<Event>) {
         self.count_idle_turn(events);
+        let last = self.current_seat();
         let round_over = self.rotate(true);
         self.pending.clear();
         self.recommendations.clear();
         if round_over && self.time_up_at.is_some_and(|at| now >= at) {
+            // The game ends on the last turn of the round: it stays the one shown as last.
+            if let Some(i) = self.turn_order.iter().position(|&s| s == last) {
+                self.turn_index = i as u8;
+            }
             self.time_up = true;
             events.push(Event::TimeUp);
             self.end_game(events);
