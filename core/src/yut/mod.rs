@@ -1,7 +1,9 @@
 //! 윷놀이 (`spec/yut.md`): options, board graph, throws, turn flow, moves, ranking, timeouts.
 //!
 //! The vocabulary, one file each:
-//! - [`options`]: [`YutOptions`] as clients send them, and their validation (§2).
+//! - [`options`]: [`YutOptions`] as clients send them, and their validation (§2), with the rules
+//!   page's house rules and its preset (ruling Y16); [`YutOptions::schema`] describes them for
+//!   the room-creation screen.
 //! - [`board`]: the 29 spots ([`Node`]), one step forward ([`Node::next`], §5.2), where a piece
 //!   is ([`Position`]) and the remaining-distance table (§6).
 //! - [`throw`]: sticks and results ([`Throw`], [`Toss`]: 낙 or four sticks, §5.1).

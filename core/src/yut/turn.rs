@@ -131,7 +131,7 @@ impl State {
         if self.phase != Phase::Move {
             return Err(YutError::NotMovePhase);
         }
-        if throw_index >= self.pending.len() {
+        if throw_index >= self.pending.len() || u8::try_from(throw_index).is_err() {
             return Err(YutError::BadThrowIndex);
         }
         self.plan(self.current_side(), throw_index, from)
@@ -144,7 +144,8 @@ impl State {
         self.recommendations.retain(|r| r.by != seat);
         self.recommendations.push(Recommendation {
             by: seat,
-            throw_index: plan.throw_index as u8,
+            // Checked to fit by `check_recommendation`.
+            throw_index: u8::try_from(plan.throw_index).unwrap_or(u8::MAX),
             from: plan.from,
         });
         events.push(Event::Recommended {
