@@ -134,10 +134,11 @@ async fn y16_ninety_seconds_after_a_turn_began_the_rest_of_it_is_auto_played() {
         began + 60_000
     );
 
-    // The first throw after 59 s: the turn goes on (a result to move, or another throw).
+    // The first throw after 55 s: the turn goes on (a result to move, or another throw).
     app.advance_clock(30_000).await;
     poll_all(&app, &room, &players).await;
-    app.advance_clock(29_000).await;
+    app.advance_clock(25_000).await;
+    poll_all(&app, &room, &players).await;
     let reply = app.act_ok(&room, &first, json!({"type": "THROW"})).await;
     let room_now = &reply["room"];
     assert_eq!(
@@ -151,7 +152,7 @@ async fn y16_ninety_seconds_after_a_turn_began_the_rest_of_it_is_auto_played() {
     );
 
     // At 91 s the rest of the turn has played itself, at the 90-second mark.
-    app.advance_clock(32_000).await;
+    app.advance_clock(36_000).await;
     let after = app.room(&room, Some(&first)).await;
     assert_ne!(after["state"]["currentPlayer"], first.id);
     assert_eq!(
