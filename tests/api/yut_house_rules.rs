@@ -256,6 +256,7 @@ async fn y16_a_timed_game_ends_after_its_last_round_with_the_most_finished_piece
     // until the game ends.
     let mut end = Value::Null;
     let mut time_up_seen = false;
+    let mut round_began = 0;
     for _ in 0..200 {
         app.advance_clock(55_000).await;
         poll_all(&app, &room, &players).await;
@@ -263,6 +264,9 @@ async fn y16_a_timed_game_ends_after_its_last_round_with_the_most_finished_piece
         if view["status"] == "finished" {
             end = view;
             break;
+        }
+        if view["state"]["turnIndex"] == 0 {
+            round_began = view["state"]["turnStartedAt"].as_u64().unwrap();
         }
         let player = on_turn(&view, &players).unwrap().clone();
         let action = next_action(&app, &room, &player).await;
@@ -289,6 +293,10 @@ async fn y16_a_timed_game_ends_after_its_last_round_with_the_most_finished_piece
     assert_eq!(
         end["state"]["turnIndex"], 2,
         "it ended when the turn would pass back to {first}"
+    );
+    assert!(
+        round_began < time_up,
+        "the last round was the one in progress at the 30-minute mark"
     );
     let result = &end["result"];
     assert!(
