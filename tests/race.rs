@@ -20,8 +20,11 @@ pub const SEED: u64 = 2024;
 /// The race stops after this many accepted actions (or at the end of the game).
 pub const ACTIONS: u64 = 120;
 
+/// The state without its clock readings (the replay runs at time 0).
 fn without_deadline(mut state: Value) -> Value {
-    state.as_object_mut().unwrap().remove("deadlineAt");
+    let fields = state.as_object_mut().unwrap();
+    fields.remove("deadlineAt");
+    fields.remove("turnStartedAt");
     state
 }
 

@@ -177,9 +177,22 @@ pub trait Game {
     /// The result once the game is over.
     fn result(state: &Self::State) -> Option<Self::Outcome>;
 
-    /// The action that takes `player` out of a running game when they leave the room (윷놀이
-    /// `CONCEDE`, 바둑 `resign`), applied as their own action. `None`: leaving changes nothing.
-    fn forfeit(state: &Self::State, player: &PlayerId) -> Option<Self::Action>;
+    /// `player` leaves the room while the game runs: the engine decides what that does to the
+    /// game (바둑 resigns; 윷놀이 concedes, or hands the seat to a bot) and returns what
+    /// happened — nothing, when the player no longer plays. On `Err` nothing changed, neither
+    /// `state` nor `rng`.
+    fn leave(
+        state: &mut Self::State,
+        player: &PlayerId,
+        rng: &mut GameRng,
+        now: Millis,
+    ) -> Result<Vec<Self::Event>, Self::Error>;
+
+    /// Whether a bot plays `player`'s seat now (shown as `players[].bot` in the room view).
+    fn is_bot(state: &Self::State, player: &PlayerId) -> bool {
+        let _ = (state, player);
+        false
+    }
 
     /// The team of the player in `seat` under these options (`None`: every player is their own
     /// side).

@@ -7,6 +7,7 @@
 //!   deadline, timeouts, result) and the shared vocabulary (`PlayerId`, `Actor`, `Millis`).
 //! - [`rng`]: the seeded, serializable ChaCha generator.
 //! - [`room`]: the room around a game: lobby, seats, version, catch-up of timeouts, views.
+//! - [`schema`]: option schemas, for clients to draw the room-creation screen.
 //! - [`yut`]: 윷놀이 (`spec/yut.md`).
 //! - [`baduk`]: 바둑 (`spec/baduk.md`).
 
@@ -14,6 +15,7 @@ pub mod baduk;
 pub mod game;
 pub mod rng;
 pub mod room;
+pub mod schema;
 pub mod yut;
 
 pub use game::{Actor, Game, Lineup, Millis, OptionsError, PlayerId, RuleError};

@@ -625,7 +625,7 @@ fn y8_with_ranking_all_a_finished_side_leaves_the_rotation_and_play_goes_to_the_
         assert!(steps < 10_000);
     }
     let result = Yut::result(&t.state).unwrap();
-    let ranks: Vec<u8> = result.ranking.iter().map(|s| s.rank).collect();
+    let ranks: Vec<u8> = result.ranking.iter().map(|s| s.rank.unwrap()).collect();
     assert_eq!(ranks, [1, 2, 3]);
     assert_eq!(result.ranking[0].side, 0);
     assert_eq!(result.ranking[1].finished_pieces, 2);
@@ -652,7 +652,7 @@ fn with_ranking_first_the_game_ends_with_the_first_side_home() {
     let order: Vec<(u8, u8, u32)> = result
         .ranking
         .iter()
-        .map(|s| (s.rank, s.side, s.remaining_distance))
+        .map(|s| (s.rank.unwrap(), s.side, s.remaining_distance))
         .collect();
     // Side 1: 22 → 4 plus a waiting 12; side 2: 3 → 9 plus 12.
     assert_eq!(order, [(1, 0, 0), (2, 1, 16), (3, 2, 21)]);
@@ -679,7 +679,11 @@ fn y12_sides_tied_on_pieces_and_distance_share_a_rank() {
     t.turn(0, &[Gae]);
     t.mv(0, 0, node(19));
     let result = Yut::result(&t.state).unwrap();
-    let ranks: Vec<(u8, u8)> = result.ranking.iter().map(|s| (s.rank, s.side)).collect();
+    let ranks: Vec<(u8, u8)> = result
+        .ranking
+        .iter()
+        .map(|s| (s.rank.unwrap(), s.side))
+        .collect();
     assert_eq!(ranks, [(1, 0), (2, 1), (2, 2), (4, 3)]);
 }
 
@@ -1024,7 +1028,11 @@ fn y10_an_individual_concession_takes_the_side_out_and_ranks_it_last() {
     let events = t.act(2, Action::Concede).unwrap();
     assert!(matches!(events.last(), Some(Event::GameOver { .. })));
     let result = Yut::result(&t.state).unwrap();
-    let order: Vec<(u8, u8)> = result.ranking.iter().map(|s| (s.rank, s.side)).collect();
+    let order: Vec<(u8, u8)> = result
+        .ranking
+        .iter()
+        .map(|s| (s.rank.unwrap(), s.side))
+        .collect();
     assert_eq!(order, [(1, 0), (2, 2), (3, 1)]);
     assert_eq!(result.summary, "p0 승리! (상대 기권)");
     assert_eq!(t.act(0, Action::Throw), Err(YutError::GameOver));
@@ -1259,15 +1267,18 @@ fn the_view_json_matches_its_snapshot_and_holds_nothing_hidden() {
         view,
         serde_json::json!({
             "options": {
-                "mode": "individual", "pieces": 2, "stickModel": "realistic", "backdo": true,
-                "backdoFromDo": "chammeogi", "finishRule": "pass", "nakPercent": 0,
-                "backdoCaptureBonus": true, "ranking": "first", "turnSeconds": 30
+                "ruleset": "yutMd", "mode": "individual", "playerLimits": "yutMd", "pieces": 2,
+                "stickModel": "realistic", "backdo": true, "backdoFromDo": "chammeogi",
+                "finishRule": "pass", "nakPercent": 0, "backdoCaptureBonus": true,
+                "captureBonusOnYutMo": true, "ranking": "first", "turnSeconds": 30,
+                "turnCapSeconds": null, "timeoutPolicy": "yutMd", "idleTurnsToAuto": null,
+                "endMode": "finish", "onLeave": "concede"
             },
             "players": ["p0", "p1"],
             "sideOf": {"p0": 0, "p1": 1},
             "sides": [
                 {
-                    "id": 0, "name": "p0", "members": ["p0"],
+                    "id": 0, "name": "p0", "members": ["p0"], "color": "red", "shape": "circle",
                     "pieces": [
                         {"id": 0, "status": "board", "node": 3, "lapped": false, "trail": [1, 2, 3]},
                         piece(1, &home),
@@ -1275,7 +1286,8 @@ fn the_view_json_matches_its_snapshot_and_holds_nothing_hidden() {
                     "finishedRank": null, "conceded": false, "remainingDistance": 21
                 },
                 {
-                    "id": 1, "name": "p1", "members": ["p1"],
+                    "id": 1, "name": "p1", "members": ["p1"], "color": "blue",
+                    "shape": "triangle",
                     "pieces": [piece(0, &home), piece(1, &home)],
                     "finishedRank": null, "conceded": false, "remainingDistance": 24
                 }
@@ -1290,6 +1302,10 @@ fn the_view_json_matches_its_snapshot_and_holds_nothing_hidden() {
             "deadlineAt": 31_000,
             "away": {"p0": false, "p1": false},
             "conceded": {"p0": false, "p1": false},
+            "control": {"p0": "player", "p1": "player"},
+            "turnStartedAt": 0,
+            "timeUpAt": null,
+            "recommendations": [],
             "legalMoves": []
         })
     );

@@ -6,8 +6,8 @@ mod support;
 use std::collections::HashSet;
 
 use madang_core::yut::{
-    Action, BackdoFromDo, FinishRule, Mode, Node, Phase, Position, Ranking, State, StickModel, Yut,
-    YutOptions,
+    Action, BackdoFromDo, EndMode, FinishRule, Mode, Node, OnLeave, Phase, PlayerLimits, Position,
+    Ranking, State, StickModel, TimeoutPolicy, Yut, YutOptions,
 };
 use madang_core::{Actor, Game, GameRng, Millis, PlayerId};
 use proptest::prelude::*;
@@ -17,29 +17,42 @@ fn arb_options() -> impl Strategy<Value = (YutOptions, usize)> {
     (
         (
             any::<bool>(),
-            0..3usize,
+            0..5usize,
             2..=5u8,
             any::<bool>(),
             any::<bool>(),
         ),
         (
-            any::<bool>(),
+            0..3usize,
             any::<bool>(),
             0..4usize,
             any::<bool>(),
-            any::<bool>(),
+            0..3usize,
         ),
-        0..4usize,
+        (0..5usize, any::<bool>(), any::<bool>(), any::<bool>()),
+        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
     )
         .prop_map(
-            |((team, size, pieces, fair, backdo), (finish, reach, nak, bonus, all), seconds)| {
+            |(
+                (team, size, pieces, fair, backdo),
+                (from_do, reach, nak, bonus, ranking),
+                (seconds, yut_mo_bonus, cap, page_policy),
+                (idle, timed, bot, page_limits),
+            )| {
                 let mode = if team { Mode::Team } else { Mode::Individual };
-                let players = match mode {
-                    Mode::Individual => [2, 3, 4][size],
-                    Mode::Team => [4, 6, 8][size],
+                let player_limits = if page_limits {
+                    PlayerLimits::RulesPage
+                } else {
+                    PlayerLimits::YutMd
                 };
-                let options = YutOptions {
+                let base = YutOptions {
                     mode,
+                    player_limits,
+                    ..YutOptions::default()
+                };
+                let counts = base.player_counts();
+                let players = counts[size % counts.len()];
+                let options = YutOptions {
                     pieces,
                     stick_model: if fair {
                         StickModel::Fair
@@ -47,11 +60,11 @@ fn arb_options() -> impl Strategy<Value = (YutOptions, usize)> {
                         StickModel::Realistic
                     },
                     backdo,
-                    backdo_from_do: if finish {
-                        BackdoFromDo::Finish
-                    } else {
-                        BackdoFromDo::Chammeogi
-                    },
+                    backdo_from_do: [
+                        BackdoFromDo::Chammeogi,
+                        BackdoFromDo::Finish,
+                        BackdoFromDo::Home,
+                    ][from_do],
                     finish_rule: if reach {
                         FinishRule::Reach
                     } else {
@@ -59,8 +72,23 @@ fn arb_options() -> impl Strategy<Value = (YutOptions, usize)> {
                     },
                     nak_percent: YutOptions::NAK_PERCENTS[nak],
                     backdo_capture_bonus: bonus,
-                    ranking: if all { Ranking::All } else { Ranking::First },
-                    turn_seconds: [Some(15), Some(30), Some(60), None][seconds],
+                    capture_bonus_on_yut_mo: yut_mo_bonus,
+                    ranking: [Ranking::First, Ranking::All, Ranking::None][ranking],
+                    turn_seconds: [Some(15), Some(20), Some(30), Some(60), None][seconds],
+                    turn_cap_seconds: cap.then_some(90),
+                    timeout_policy: if page_policy {
+                        TimeoutPolicy::RulesPage
+                    } else {
+                        TimeoutPolicy::YutMd
+                    },
+                    idle_turns_to_auto: idle.then_some(3),
+                    end_mode: if timed {
+                        EndMode::Timed
+                    } else {
+                        EndMode::Finish
+                    },
+                    on_leave: if bot { OnLeave::Bot } else { OnLeave::Concede },
+                    ..base
                 };
                 (options, players)
             },
@@ -76,7 +104,10 @@ fn arb_probe() -> impl Strategy<Value = (usize, Action)> {
     ];
     let action = prop_oneof![
         Just(Action::Throw),
-        (0..4usize, from).prop_map(|(throw_index, from)| Action::Move { throw_index, from }),
+        (0..4usize, from.clone())
+            .prop_map(|(throw_index, from)| Action::Move { throw_index, from }),
+        (0..4usize, from).prop_map(|(throw_index, from)| Action::Recommend { throw_index, from }),
+        Just(Action::TakeControl),
     ];
     (0..9usize, action)
 }

@@ -340,7 +340,8 @@ pub struct ActionRequest {
 pub struct Acted {
     /// The room's version after the action.
     pub version: u64,
-    /// What happened (overdue timeouts fired first, then the action's own events).
+    /// What happened: overdue timeouts fired first, then the action's own events, then what the
+    /// action made due at once (a bot's turn).
     pub events: Value,
     /// The room as the caller now sees it.
     pub room: Value,
@@ -445,8 +446,13 @@ fn act_in<G: Game>(
         return Ok(Step::Stale);
     }
     let acted = room.act(player, action, now)?;
+    // What the action made due at once — a bot's or an auto-played seat's turn — plays now, so
+    // the caller sees it in this answer (nothing else can be due yet: every other deadline is
+    // in the future after an accepted action).
+    let followed = room.catch_up(now, presence);
     let mut events: Vec<Value> = fired.iter().map(|e| json!(e)).collect();
     events.extend(acted.iter().map(|e| json!(e)));
+    events.extend(followed.iter().map(|e| json!(e)));
     let events = Value::Array(events);
     if let Some((key, body)) = key {
         room.remember(Answer {

@@ -129,7 +129,7 @@ on_both_emulators! {
         store.create(&room).await.unwrap();
         let item = raw(&store, &id).await;
         let names: BTreeSet<_> = item.keys().map(String::as_str).collect();
-        assert_eq!(names, BTreeSet::from(["id", "v", "b", "x", "p", "d", "s"]));
+        assert_eq!(names, BTreeSet::from(["id", "v", "b", "x", "p", "d", "s", "w"]));
         assert_eq!(n(&item, "v"), Some(1));
         assert_eq!(item["b"].as_b().unwrap().as_ref(), room.body.as_slice());
         assert_eq!(n(&item, "x"), Some((NOW + 86_401_000) / 1000), "seconds, rounded up");
@@ -356,16 +356,21 @@ on_both_emulators! {
         let (store, _) = store(var, "retry").await;
         let id = fresh_id("retry");
         let room = sample(&id, 1, Some(NOW + 1_000));
-        store.create(&room).await.unwrap();
-        store.create(&room).await.expect("the same create again is its own write");
-        let mut other = room.clone();
-        other.body = b"another room".to_vec();
-        assert!(matches!(store.create(&other).await, Err(StoreError::AlreadyExists)));
+        // The SDK resends the very same request (same stamp) when an answer is lost.
+        store.create_stamped(&room, 11).await.unwrap();
+        store.create_stamped(&room, 11).await.expect("the same create again is its own write");
+        // Another create of an identical room is someone else's: the id is taken.
+        assert!(matches!(store.create(&room).await, Err(StoreError::AlreadyExists)));
 
         let loaded = store.load(&id, NOW).await.unwrap();
         let saved = next(&loaded, Some(NOW + 5_000));
-        store.save_if_version(&saved, 1).await.unwrap();
-        store.save_if_version(&saved, 1).await.expect("the same save again is its own write");
+        store.save_stamped(&saved, 1, 12).await.unwrap();
+        store.save_stamped(&saved, 1, 12).await.expect("the same save again is its own write");
+        // A rival acting on the same version may compute a byte-identical room (the game's
+        // generator is deterministic): it must still get its conflict, or two clients would
+        // both be told their action landed.
+        let identical = store.save_if_version(&saved, 1).await;
+        assert!(matches!(identical, Err(StoreError::VersionConflict { .. })), "{identical:?}");
         let mut rival = saved.clone();
         rival.body = b"a rival's room".to_vec();
         let conflict = store.save_if_version(&rival, 1).await;

@@ -7,3 +7,4 @@ mod polling;
 mod race;
 mod rooms;
 mod yut_games;
+mod yut_house_rules;

@@ -161,10 +161,23 @@ impl Game for Baduk {
         state.result.clone()
     }
 
-    /// A player who leaves resigns.
-    fn forfeit(state: &BadukState, player: &PlayerId) -> Option<BadukAction> {
-        (state.result.is_none() && state.color_of(player).is_some())
-            .then_some(BadukAction::Resign {})
+    /// A player who leaves resigns (nothing changes once the game is over).
+    fn leave(
+        state: &mut BadukState,
+        player: &PlayerId,
+        rng: &mut GameRng,
+        now: Millis,
+    ) -> Result<Vec<BadukEvent>, BadukError> {
+        if state.result.is_some() || state.color_of(player).is_none() {
+            return Ok(Vec::new());
+        }
+        Self::apply(
+            state,
+            Actor::Player(player),
+            &BadukAction::Resign {},
+            rng,
+            now,
+        )
     }
 
     fn team_of(_: &BadukOptions, _: usize) -> Option<u8> {

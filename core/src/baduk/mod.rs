@@ -39,6 +39,7 @@ pub mod options;
 pub mod point;
 pub mod position;
 pub mod result;
+mod schema;
 pub mod scoring;
 pub mod sgf;
 pub mod state;

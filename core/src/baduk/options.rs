@@ -56,6 +56,30 @@ pub enum ClockKind {
     Fischer,
 }
 
+impl ScoringMethod {
+    /// Every value, in the order a form shows them.
+    pub const ALL: [ScoringMethod; 2] = [ScoringMethod::Territory, ScoringMethod::Area];
+}
+
+impl KoRule {
+    /// Every value, in the order a form shows them.
+    pub const ALL: [KoRule; 2] = [KoRule::PositionalSuperko, KoRule::Korean];
+}
+
+impl ColorAssignment {
+    /// Every value, in the order a form shows them.
+    pub const ALL: [ColorAssignment; 3] = [
+        ColorAssignment::Nigiri,
+        ColorAssignment::HostBlack,
+        ColorAssignment::HostWhite,
+    ];
+}
+
+impl ClockKind {
+    /// Every value, in the order a form shows them.
+    pub const ALL: [ClockKind; 3] = [ClockKind::None, ClockKind::Byoyomi, ClockKind::Fischer];
+}
+
 /// `timeControl` (§2).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
@@ -102,6 +126,14 @@ impl Default for UndoAllowance {
 }
 
 impl UndoAllowance {
+    /// Every allowed value: `"off"`, `1`, `3`, `"unlimited"`.
+    pub const ALL: [UndoAllowance; 4] = [
+        UndoAllowance::Off,
+        UndoAllowance::Limited(1),
+        UndoAllowance::Limited(3),
+        UndoAllowance::Unlimited,
+    ];
+
     /// Whether a player who has had `used` undos accepted may ask for another.
     pub fn allows(self, used: u16) -> bool {
         match self {
@@ -243,7 +275,7 @@ fn one_of(field: &str, value: u32, allowed: &[u32]) -> Result<(), OptionsError> 
     }
 }
 
-fn within(field: &str, value: u32, min: u32, max: u32) -> Result<(), OptionsError> {
+fn within(field: &str, value: u32, (min, max): (u32, u32)) -> Result<(), OptionsError> {
     if (min..=max).contains(&value) {
         Ok(())
     } else {
@@ -255,24 +287,57 @@ fn within(field: &str, value: u32, min: u32, max: u32) -> Result<(), OptionsErro
 }
 
 impl BadukOptions {
+    /// Allowed board sizes.
+    pub const BOARD_SIZES: [u32; 3] = [9, 13, 19];
+    /// Allowed handicaps on 13 and 19 lines.
+    pub const HANDICAPS: [u32; 9] = [0, 2, 3, 4, 5, 6, 7, 8, 9];
+    /// Allowed handicaps on 9 lines.
+    pub const HANDICAPS_ON_9: [u32; 5] = [0, 2, 3, 4, 5];
+    /// Komi bounds and step: −10 to 10 in half points.
+    pub const KOMI: (f64, f64, f64) = (-10.0, 10.0, 0.5);
+    /// Main time bounds in seconds.
+    pub const MAIN_SEC: (u32, u32) = (0, 3600);
+    /// Allowed byoyomi periods in seconds.
+    pub const PERIOD_SECS: [u32; 4] = [10, 20, 30, 60];
+    /// Bounds of the number of byoyomi periods.
+    pub const PERIODS: (u32, u32) = (1, 5);
+    /// Bounds of the Fischer increment in seconds.
+    pub const INC_SEC: (u32, u32) = (0, 30);
+    /// Allowed idle limits in seconds (no clock).
+    pub const IDLE_LIMIT_SECS: [u32; 2] = [300, 600];
+    /// Allowed dead-stone agreement times in seconds.
+    pub const SCORING_DEADLINE_SECS: [u32; 3] = [120, 180, 300];
+    /// Allowed disconnect grace periods in seconds.
+    pub const DISCONNECT_GRACE_SECS: [u32; 3] = [60, 120, 300];
+
+    /// The handicaps allowed on this board.
+    pub fn handicaps(&self) -> &'static [u32] {
+        if self.board_size == 9 {
+            &Self::HANDICAPS_ON_9
+        } else {
+            &Self::HANDICAPS
+        }
+    }
+
     /// Checks every field and their combinations (handicap limits depend on the board size).
     pub fn validate(&self) -> Result<(), OptionsError> {
-        one_of("boardSize", self.board_size, &[9, 13, 19])?;
-        let max_handicap = if self.board_size == 9 { 5 } else { 9 };
-        if self.handicap == 1 || self.handicap > max_handicap {
+        one_of("boardSize", self.board_size, &Self::BOARD_SIZES)?;
+        if !self.handicaps().contains(&self.handicap) {
+            let max = self.handicaps().last().copied().unwrap_or_default();
             return Err(OptionsError::new(
                 "handicap",
-                format!("치석은 0 또는 2~{max_handicap}점만 놓을 수 있어요."),
+                format!("치석은 0 또는 2~{max}점만 놓을 수 있어요."),
             ));
         }
         if let Some(komi) = self.komi {
-            if !komi.is_finite() || !(-10.0..=10.0).contains(&komi) {
+            let (min, max, step) = Self::KOMI;
+            if !komi.is_finite() || !(min..=max).contains(&komi) {
                 return Err(OptionsError::new(
                     "komi",
                     "덤은 -10부터 10까지만 정할 수 있어요.",
                 ));
             }
-            if (komi * 2.0).fract() != 0.0 {
+            if ((komi - min) / step).fract() != 0.0 {
                 return Err(OptionsError::new(
                     "komi",
                     "덤은 0.5 단위로만 정할 수 있어요.",
@@ -281,22 +346,19 @@ impl BadukOptions {
         }
         let tc = &self.time_control;
         if let Some(main) = tc.main_sec {
-            within("timeControl.mainSec", main, 0, 3600)?;
+            within("timeControl.mainSec", main, Self::MAIN_SEC)?;
         }
-        one_of("timeControl.periodSec", tc.period_sec, &[10, 20, 30, 60])?;
-        within("timeControl.periods", tc.periods, 1, 5)?;
-        within("timeControl.incSec", tc.inc_sec, 0, 30)?;
+        one_of("timeControl.periodSec", tc.period_sec, &Self::PERIOD_SECS)?;
+        within("timeControl.periods", tc.periods, Self::PERIODS)?;
+        within("timeControl.incSec", tc.inc_sec, Self::INC_SEC)?;
         if tc.kind == ClockKind::Fischer && self.main_ms() == 0 && tc.inc_sec == 0 {
             return Err(OptionsError::new(
                 "timeControl.mainSec",
                 "피셔 방식에는 기본 시간이나 추가 시간이 있어야 해요.",
             ));
         }
-        one_of("idleLimitSec", self.idle_limit_sec, &[300, 600])?;
-        if let UndoAllowance::Limited(n) = self.undo
-            && n != 1
-            && n != 3
-        {
+        one_of("idleLimitSec", self.idle_limit_sec, &Self::IDLE_LIMIT_SECS)?;
+        if !UndoAllowance::ALL.contains(&self.undo) {
             return Err(OptionsError::new(
                 "undo",
                 "무르기는 off, 1, 3, unlimited 중 하나만 고를 수 있어요.",
@@ -305,12 +367,12 @@ impl BadukOptions {
         one_of(
             "scoringDeadlineSec",
             self.scoring_deadline_sec,
-            &[120, 180, 300],
+            &Self::SCORING_DEADLINE_SECS,
         )?;
         one_of(
             "disconnectGraceSec",
             self.disconnect_grace_sec,
-            &[60, 120, 300],
+            &Self::DISCONNECT_GRACE_SECS,
         )?;
         Ok(())
     }

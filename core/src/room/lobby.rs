@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Room, RoomError, Status};
-use crate::game::{Actor, Game, Lineup, Millis, PlayerId};
+use crate::game::{Game, Lineup, Millis, PlayerId};
 
 /// An action on the lobby, tagged by `type` as in the API contract:
 /// `{"type":"setOptions","options":{…}}`, `{"type":"moveSeat","playerId":"p2","seat":0}`,
@@ -28,7 +28,7 @@ pub enum LobbyAction {
     },
     /// Host: start the game with the seated players.
     Start,
-    /// Anyone seated: leave the room (in a running game, the game's forfeit applies).
+    /// Anyone seated: leave the room (in a running game, the game decides what that does).
     Leave,
     /// Host: remove a player from the lobby.
     Kick {
@@ -237,15 +237,14 @@ impl<G: Game> Room<G> {
                 self.seats.remove(seat);
             }
             Status::Playing => {
-                // The seat stays: the game knows the player. Their forfeit is applied as their
-                // own action, so a refusal leaves the room untouched.
-                if let Some(state) = self.game.as_mut()
-                    && let Some(action) = G::forfeit(state, player)
-                {
+                // The seat stays: the game knows the player and decides what their leaving does
+                // (a forfeit, or a bot taking the seat over). It works on copies, so a refusal
+                // leaves the room untouched.
+                if let Some(state) = self.game.as_mut() {
                     let mut next = state.clone();
                     let mut rng = self.rng.clone();
-                    let fired = G::apply(&mut next, Actor::Player(player), &action, &mut rng, now)
-                        .map_err(super::rule_error)?;
+                    let fired =
+                        G::leave(&mut next, player, &mut rng, now).map_err(super::rule_error)?;
                     *state = next;
                     self.rng = rng;
                     events.extend(fired.into_iter().map(RoomEvent::Game));

@@ -172,8 +172,13 @@ impl Game for Tally {
     fn result(s: &TallyState) -> Option<PlayerId> {
         s.winner.clone()
     }
-    fn forfeit(_s: &TallyState, _p: &PlayerId) -> Option<TallyAction> {
-        Some(TallyAction::Resign)
+    fn leave(
+        s: &mut TallyState,
+        p: &PlayerId,
+        rng: &mut GameRng,
+        now: Millis,
+    ) -> Result<Vec<TallyAction>, TallyError> {
+        Self::apply(s, Actor::Player(p), &TallyAction::Resign, rng, now)
     }
     fn team_of(_o: &TallyOptions, _seat: usize) -> Option<u8> {
         None

@@ -33,6 +33,8 @@ pub struct PlayerView {
     pub connected: bool,
     /// Whether they left a running game.
     pub left: bool,
+    /// Whether a bot plays their seat (they left and the game handed it over).
+    pub bot: bool,
 }
 
 /// The `room` object of the API: the same shape for every game; `state` and `result` are the
@@ -94,6 +96,7 @@ impl<G: Game> Room<G> {
                     team: G::team_of(&self.options, seat),
                     connected: self.is_connected(&m.id, presence, now),
                     left: m.left,
+                    bot: self.game.as_ref().is_some_and(|s| G::is_bot(s, &m.id)),
                 })
                 .collect(),
             you: viewer,

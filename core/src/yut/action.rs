@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 use super::board::Position;
 
 /// A player's action, as clients send it: `{"type":"THROW"}`,
-/// `{"type":"MOVE","throwIndex":0,"from":"home"}` (or `"from":5`), `{"type":"CONCEDE"}`.
+/// `{"type":"MOVE","throwIndex":0,"from":"home"}` (or `"from":5`), `{"type":"CONCEDE"}`,
+/// `{"type":"RECOMMEND","throwIndex":0,"from":5}`, `{"type":"TAKE_CONTROL"}`.
 /// Unknown fields are refused.
 ///
 /// ```
@@ -33,6 +34,18 @@ pub enum Action {
     /// Give up (ruling Y10).
     #[serde(rename = "CONCEDE")]
     Concede,
+    /// Team games: suggest a move to the teammate on turn. Shown to the team only; moves
+    /// nothing.
+    #[serde(rename = "RECOMMEND", rename_all = "camelCase")]
+    Recommend {
+        /// Index into the pending results.
+        throw_index: usize,
+        /// Where the piece or stack to move stands.
+        from: Position,
+    },
+    /// Take the seat back from auto play (the rules page's [직접 하기]).
+    #[serde(rename = "TAKE_CONTROL")]
+    TakeControl,
 }
 
 /// The JSON form read field by field. serde's internally tagged enums ignore unknown fields of
@@ -55,6 +68,10 @@ enum WireKind {
     Move,
     #[serde(rename = "CONCEDE")]
     Concede,
+    #[serde(rename = "RECOMMEND")]
+    Recommend,
+    #[serde(rename = "TAKE_CONTROL")]
+    TakeControl,
 }
 
 impl TryFrom<WireAction> for Action {
@@ -64,13 +81,19 @@ impl TryFrom<WireAction> for Action {
         match (wire.kind, wire.throw_index, wire.from) {
             (WireKind::Throw, None, None) => Ok(Action::Throw),
             (WireKind::Concede, None, None) => Ok(Action::Concede),
-            (WireKind::Throw | WireKind::Concede, _, _) => {
-                Err("THROW and CONCEDE take no throwIndex or from")
+            (WireKind::TakeControl, None, None) => Ok(Action::TakeControl),
+            (WireKind::Throw | WireKind::Concede | WireKind::TakeControl, _, _) => {
+                Err("THROW, CONCEDE and TAKE_CONTROL take no throwIndex or from")
             }
             (WireKind::Move, Some(throw_index), Some(from)) => {
                 Ok(Action::Move { throw_index, from })
             }
-            (WireKind::Move, _, _) => Err("MOVE needs throwIndex and from"),
+            (WireKind::Recommend, Some(throw_index), Some(from)) => {
+                Ok(Action::Recommend { throw_index, from })
+            }
+            (WireKind::Move | WireKind::Recommend, _, _) => {
+                Err("MOVE and RECOMMEND need throwIndex and from")
+            }
         }
     }
 }
@@ -85,6 +108,14 @@ mod tests {
         let cases = [
             (Action::Throw, r#"{"type":"THROW"}"#),
             (Action::Concede, r#"{"type":"CONCEDE"}"#),
+            (Action::TakeControl, r#"{"type":"TAKE_CONTROL"}"#),
+            (
+                Action::Recommend {
+                    throw_index: 1,
+                    from: Position::Board(Node::MO),
+                },
+                r#"{"type":"RECOMMEND","throwIndex":1,"from":5}"#,
+            ),
             (
                 Action::Move {
                     throw_index: 0,
@@ -112,6 +143,8 @@ mod tests {
             r#"{"type":"THROW","power":9}"#,
             r#"{"type":"MOVE","throwIndex":0,"from":"home","to":3}"#,
             r#"{"type":"MOVE","throwIndex":0}"#,
+            r#"{"type":"RECOMMEND","from":5}"#,
+            r#"{"type":"TAKE_CONTROL","from":5}"#,
             r#"{"type":"JUMP"}"#,
             r#"{"type":"MOVE","throwIndex":0,"from":29}"#,
         ] {

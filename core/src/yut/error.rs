@@ -21,6 +21,13 @@ pub enum YutError {
     /// Someone else is to move (in team games: another member of the same team, too).
     #[error("지금은 다른 사람 차례예요.")]
     NotYourTurn,
+    /// `RECOMMEND` from someone who is not a teammate of the player to move (or is that
+    /// player), or outside a team game.
+    #[error("같은 팀 사람 차례일 때만 추천할 수 있어요.")]
+    CannotRecommend,
+    /// `TAKE_CONTROL` while the seat is not in auto play.
+    #[error("지금은 자동 진행 중이 아니에요.")]
+    NotAutoPlaying,
     /// `THROW` while results wait to be used.
     #[error("지금은 윷을 던질 차례가 아니에요.")]
     NotThrowPhase,
@@ -42,6 +49,8 @@ impl RuleError for YutError {
             YutError::GameOver => "GAME_OVER",
             YutError::AlreadyOut => "ALREADY_OUT",
             YutError::NotYourTurn => "NOT_YOUR_TURN",
+            YutError::CannotRecommend => "CANNOT_RECOMMEND",
+            YutError::NotAutoPlaying => "NOT_AUTO_PLAYING",
             YutError::NotThrowPhase => "NOT_THROW_PHASE",
             YutError::NotMovePhase => "NOT_MOVE_PHASE",
             YutError::BadThrowIndex => "BAD_THROW_INDEX",

@@ -110,6 +110,32 @@ pub enum Event {
         /// Whether they are away now.
         away: bool,
     },
+    /// A teammate recommended a move. Only the recommender receives this event; the team sees
+    /// the recommendation in its view, nobody else ever does.
+    Recommended {
+        /// Who recommends it.
+        player: PlayerId,
+        /// The pending result it uses.
+        throw_index: usize,
+        /// Where the piece or stack stands.
+        from: Position,
+        /// Where it would stop.
+        to: Position,
+    },
+    /// A seat switched to auto play (idle turns) or back to the player (`TAKE_CONTROL`).
+    AutoPlay {
+        /// Whose seat.
+        player: PlayerId,
+        /// Whether the system plays it now.
+        auto: bool,
+    },
+    /// A player left and a bot took their seat over.
+    ReplacedByBot {
+        /// Whose seat.
+        player: PlayerId,
+    },
+    /// `endMode: timed`: the time is up and the last round is over.
+    TimeUp,
     /// The game is over; [`Yut::result`](crate::game::Game::result) has the ranking.
     GameOver {
         /// The players ranked first.

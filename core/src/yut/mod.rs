@@ -1,7 +1,9 @@
 //! 윷놀이 (`spec/yut.md`): options, board graph, throws, turn flow, moves, ranking, timeouts.
 //!
 //! The vocabulary, one file each:
-//! - [`options`]: [`YutOptions`] as clients send them, and their validation (§2).
+//! - [`options`]: [`YutOptions`] as clients send them, and their validation (§2), with the rules
+//!   page's house rules and its preset (ruling Y16); [`YutOptions::schema`] describes them for
+//!   the room-creation screen.
 //! - [`board`]: the 29 spots ([`Node`]), one step forward ([`Node::next`], §5.2), where a piece
 //!   is ([`Position`]) and the remaining-distance table (§6).
 //! - [`throw`]: sticks and results ([`Throw`], [`Toss`]: 낙 or four sticks, §5.1).
@@ -35,6 +37,7 @@ pub mod event;
 mod movement;
 pub mod options;
 pub mod result;
+mod schema;
 pub mod state;
 pub mod summary;
 pub mod throw;
@@ -47,9 +50,12 @@ pub use board::{Node, Position, Step, remaining_distance};
 pub use error::YutError;
 pub use event::Event;
 pub use movement::LegalMove;
-pub use options::{BackdoFromDo, FinishRule, Mode, Ranking, StickModel, YutOptions};
+pub use options::{
+    BackdoFromDo, EndMode, FinishRule, Mode, OnLeave, PlayerLimits, Ranking, Ruleset, StickModel,
+    TimeoutPolicy, YutOptions,
+};
 pub use result::{Outcome, Standing};
-pub use state::{Phase, Piece, Side, SideId, State};
+pub use state::{Control, Phase, Piece, Recommendation, Side, SideId, State};
 pub use throw::{Throw, Toss};
 pub use view::View;
 
@@ -128,9 +134,19 @@ impl Game for Yut {
         (state.phase() == Phase::Finished).then(|| state.outcome())
     }
 
-    /// A player who leaves concedes (ruling Y10).
-    fn forfeit(state: &State, _player: &PlayerId) -> Option<Action> {
-        (state.phase() != Phase::Finished).then_some(Action::Concede)
+    /// A player who leaves concedes (ruling Y10), or under `onLeave: bot` a bot takes their
+    /// seat over.
+    fn leave(
+        state: &mut State,
+        player: &PlayerId,
+        rng: &mut GameRng,
+        now: Millis,
+    ) -> Result<Vec<Event>, YutError> {
+        state.leave(player, rng, now)
+    }
+
+    fn is_bot(state: &State, player: &PlayerId) -> bool {
+        state.control(player) == Control::Bot
     }
 
     /// Team games: seats 0, 2, 4, 6 are 청 (0), seats 1, 3, 5, 7 are 홍 (1) (§2).

@@ -155,7 +155,7 @@ impl State {
     }
 
     /// 빽도 for a piece on `node` with this trail: back to where it came from (§5.4), with the
-    /// special cases of 도 (`backdoFromDo`, ruling Y3) and of a piece with no recorded previous
+    /// special cases of 도 (`backdoFromDo`, ruling Y3; `home` sends it back to wait) and of a piece with no recorded previous
     /// spot (참먹이 → 19, elsewhere the ring predecessor: ruling Y4).
     fn step_back(&self, node: Node, mut trail: Vec<Node>) -> (Position, Vec<Node>) {
         if trail.len() >= 2 {
@@ -173,6 +173,8 @@ impl State {
                 (BackdoFromDo::Chammeogi, FinishRule::Reach) | (BackdoFromDo::Finish, _) => {
                     (Position::Goal, Vec::new())
                 }
+                // The rules page: back to wait off the board (the whole stack, which breaks up).
+                (BackdoFromDo::Home, _) => (Position::Home, Vec::new()),
             };
         }
         let back = node.predecessor();

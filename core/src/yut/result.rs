@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::board::remaining_distance;
-use super::options::Mode;
-use super::state::{SideId, State};
+use super::options::{Mode, Ranking};
+use super::state::{Side, SideId, State};
 use super::throw::Throw;
 use crate::game::PlayerId;
 
@@ -14,8 +14,9 @@ use crate::game::PlayerId;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Standing {
-    /// 1 is best; ties share a rank and skip the next ones (1, 2, 2, 4: ruling Y12).
-    pub rank: u8,
+    /// 1 is best; ties share a rank and skip the next ones (1, 2, 2, 4: ruling Y12). `null`
+    /// for a side left unranked (`ranking: none` ranks only the winners).
+    pub rank: Option<u8>,
     /// The side's players, in seat order.
     pub players: Vec<PlayerId>,
     /// The side.
@@ -72,7 +73,18 @@ impl State {
     /// Every side ranked (§6): finished sides by the order they finished; then the sides still
     /// playing by finished pieces (more first), then remaining distance (less first), tied sides
     /// sharing a rank (Y12); then sides that conceded, the earliest concession last (Y10).
+    ///
+    /// When a timed game ran out of time, the sides still playing with the most finished pieces
+    /// tie whatever their distance (a joint win when no side finished). Under `ranking: none`
+    /// only the sides ranked first keep a rank.
     pub fn standings(&self) -> Vec<Standing> {
+        let unfinished = |side: &Side| (side.pieces.len() - side.finished_pieces()) as u32;
+        let leaders = self
+            .sides
+            .iter()
+            .filter(|s| s.in_play())
+            .map(unfinished)
+            .min();
         let keys: Vec<(u8, u32, u32)> = self
             .sides
             .iter()
@@ -80,19 +92,20 @@ impl State {
             .map(|(i, side)| match (side.finished_rank, side.conceded) {
                 (Some(rank), _) => (0, u32::from(rank), 0),
                 (None, Some(order)) => (2, u32::from(u8::MAX - order), 0),
-                (None, None) => (
-                    1,
-                    (side.pieces.len() - side.finished_pieces()) as u32,
-                    self.remaining_distance(i as SideId),
-                ),
+                (None, None) if self.time_up && Some(unfinished(side)) == leaders => {
+                    (1, unfinished(side), 0)
+                }
+                (None, None) => (1, unfinished(side), self.remaining_distance(i as SideId)),
             })
             .collect();
+        let ranked_only_first = self.options.ranking == Ranking::None;
         let mut standings: Vec<Standing> = (0..self.sides.len())
             .map(|i| {
                 let side = i as SideId;
                 let better = keys.iter().filter(|k| **k < keys[i]).count();
+                let rank = 1 + better as u8;
                 Standing {
-                    rank: 1 + better as u8,
+                    rank: (rank == 1 || !ranked_only_first).then_some(rank),
                     players: self.members(side).cloned().collect(),
                     side,
                     finished_pieces: self.sides[i].finished_pieces() as u8,
@@ -100,7 +113,7 @@ impl State {
                 }
             })
             .collect();
-        standings.sort_by_key(|s| (s.rank, s.side));
+        standings.sort_by_key(|s| (keys[usize::from(s.side)], s.side));
         standings
     }
 
@@ -131,10 +144,26 @@ impl State {
         let ranking = self.standings();
         let winners: Vec<PlayerId> = ranking
             .iter()
-            .filter(|s| s.rank == 1)
+            .filter(|s| s.rank == Some(1))
             .flat_map(|s| s.players.iter().cloned())
             .collect();
+        let names = || {
+            ranking
+                .iter()
+                .filter(|s| s.rank == Some(1))
+                .map(|s| self.side_name(s.side))
+                .collect::<Vec<_>>()
+        };
         let summary = match ranking.first() {
+            Some(first) if self.time_up && self.sides[usize::from(first.side)].in_play() => {
+                let names = names();
+                let who = if names.len() > 1 {
+                    format!("{} 공동 승리", names.join(", "))
+                } else {
+                    format!("{} 승리", names.join(""))
+                };
+                format!("시간 종료! {who}! ({}개 완주)", first.finished_pieces)
+            }
             Some(first) if self.sides[usize::from(first.side)].finished_rank.is_some() => {
                 format!(
                     "{} 승리! ({}개 모두 남)",

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::board::{Node, Position};
-use super::options::{Mode, YutOptions};
+use super::options::{EndMode, Mode, YutOptions};
 use super::throw::{Throw, Toss};
 use crate::game::{Lineup, Millis, OptionsError, PlayerId};
 use crate::rng::GameRng;
@@ -99,6 +99,19 @@ impl Side {
     }
 }
 
+/// Who plays a seat.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Control {
+    /// The player themself.
+    #[default]
+    Player,
+    /// The system, after `idleTurnsToAuto` idle turns, until the player sends `TAKE_CONTROL`.
+    Auto,
+    /// A bot, for good: the player left the game (`onLeave: bot`).
+    Bot,
+}
+
 /// Per-player bookkeeping that is not about the board.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -107,6 +120,22 @@ pub(crate) struct Member {
     pub(crate) timeouts: u8,
     /// Whether this team member conceded (ruling Y10).
     pub(crate) conceded: bool,
+    /// Own turns in a row that ended with no action of the player's own.
+    pub(crate) idle_turns: u8,
+    /// Who plays the seat.
+    pub(crate) control: Control,
+}
+
+/// A move a team member suggests to the teammate on turn: shown to their team only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Recommendation {
+    /// The seat of the member who recommends it.
+    pub by: Seat,
+    /// The pending result it uses.
+    pub throw_index: u8,
+    /// Where the piece or stack stands.
+    pub from: Position,
 }
 
 /// What the game waits for.
@@ -155,6 +184,16 @@ pub struct State {
     /// Concessions so far, to order the sides that conceded (ruling Y10).
     pub(crate) concessions: u8,
     pub(crate) stats: Counters,
+    /// When the current turn began (for `turnCapSeconds`).
+    pub(crate) turn_started_at: Millis,
+    /// Whether the player on turn has acted themself this turn (for `idleTurnsToAuto`).
+    pub(crate) acted: bool,
+    /// `endMode: timed`: from this moment the round in progress is the last.
+    pub(crate) time_up_at: Option<Millis>,
+    /// The game ended because its time was up.
+    pub(crate) time_up: bool,
+    /// Teammates' suggestions for the current move, one per member, newest last.
+    pub(crate) recommendations: Vec<Recommendation>,
 }
 
 impl State {
@@ -192,7 +231,7 @@ impl State {
             finished_rank: None,
             conceded: None,
         };
-        Ok(State {
+        let mut state = State {
             options: options.clone(),
             players: lineup.players.clone(),
             sides: vec![side; usize::from(side_count)],
@@ -203,15 +242,21 @@ impl State {
             throws_owed: 1,
             pending: Vec::new(),
             last_throw: None,
-            deadline_at: options
-                .turn_seconds
-                .map(|s| now.saturating_add(u64::from(s) * 1000)),
+            deadline_at: None,
             concessions: 0,
             stats: Counters {
                 throws: [0; 7],
                 captures: vec![0; usize::from(side_count)],
             },
-        })
+            turn_started_at: now,
+            acted: false,
+            time_up_at: (options.end_mode == EndMode::Timed)
+                .then(|| now.saturating_add(YutOptions::TIMED_MINUTES * 60_000)),
+            time_up: false,
+            recommendations: Vec::new(),
+        };
+        state.deadline_at = state.next_deadline(now);
+        Ok(state)
     }
 
     /// The options the game was set up with.
@@ -317,6 +362,27 @@ impl State {
     pub fn is_away(&self, player: &PlayerId) -> bool {
         self.seat_of(player)
             .is_some_and(|s| self.members[usize::from(s)].timeouts >= super::AWAY_AFTER_TIMEOUTS)
+    }
+
+    /// Who plays a player's seat: themself, the system (auto play) or a bot.
+    pub fn control(&self, player: &PlayerId) -> Control {
+        self.seat_of(player)
+            .map_or(Control::Player, |s| self.members[usize::from(s)].control)
+    }
+
+    /// When the current turn began.
+    pub fn turn_started_at(&self) -> Millis {
+        self.turn_started_at
+    }
+
+    /// `endMode: timed`: when the round in progress becomes the last.
+    pub fn time_up_at(&self) -> Option<Millis> {
+        self.time_up_at
+    }
+
+    /// The recommendations for the current move (shown only to the team on turn).
+    pub fn recommendations(&self) -> &[Recommendation] {
+        &self.recommendations
     }
 
     /// Whether a player conceded (in a team game the team may still be playing).

@@ -1,15 +1,17 @@
-//! What the system does for a player whose time ran out (§8.5, ruling Y9).
+//! What the system does for a player whose time ran out, whose seat plays itself (auto play) or
+//! who was replaced by a bot (§8.5, ruling Y9; the rules page's policy, ruling Y16).
 
 use super::action::Action;
 use super::board::{Position, remaining_distance};
 use super::movement::Plan;
+use super::options::TimeoutPolicy;
 use super::state::{Phase, State};
 use crate::game::PlayerId;
 
 impl State {
-    /// The action taken for `player` when their deadline passes: `THROW` in the throw phase; in
-    /// the move phase the first move by the priority of §8.5 with ruling Y9, or `None` if
-    /// nothing is awaited from them.
+    /// The action taken for `player` when the system acts for them: `THROW` in the throw phase;
+    /// in the move phase the first move by `timeoutPolicy`, or `None` if nothing is awaited
+    /// from them.
     pub fn timeout_action(&self, player: &PlayerId) -> Option<Action> {
         if self.current_player() != Some(player) {
             return None;
@@ -19,7 +21,10 @@ impl State {
             Phase::Move => self
                 .plans()
                 .iter()
-                .min_by_key(|plan| self.timeout_priority(plan))
+                .min_by_key(|plan| match self.options.timeout_policy {
+                    TimeoutPolicy::YutMd => self.yut_md_priority(plan),
+                    TimeoutPolicy::RulesPage => self.rules_page_priority(plan),
+                })
                 .map(|plan| Action::Move {
                     throw_index: plan.throw_index,
                     from: plan.from,
@@ -28,13 +33,14 @@ impl State {
         }
     }
 
-    /// Smaller is preferred: (category, two keys within it, throw index, origin).
+    /// Smaller is preferred: (category, two keys within it, throw index, origin); the fourth
+    /// slot is unused (0) so both policies share one key type.
     ///
     /// Categories: 0 captures (most pieces first), 1 finishes, 2 ends on an own piece (entering
     /// included), 3 advances a board stack (the farthest behind first, by its node's per-piece
     /// distance, then the biggest result, 빽도 counting −1), 4 enters. Ties go to the smaller
     /// `throwIndex`, then the smaller origin spot, home last.
-    fn timeout_priority(&self, plan: &Plan) -> (u8, i64, i64, usize, u8) {
+    fn yut_md_priority(&self, plan: &Plan) -> (u8, i64, i64, u32, usize, u8) {
         let (category, first, second) = match (plan.victim, plan.to, plan.from) {
             (Some((_, captured)), _, _) => (0, -i64::from(captured), 0),
             (None, Position::Goal, _) => (1, 0, 0),
@@ -45,7 +51,31 @@ impl State {
             }
             _ => (4, 0, 0),
         };
-        let origin = plan.from.node().map_or(u8::MAX, |n| n.index());
-        (category, first, second, plan.throw_index, origin)
+        (category, first, second, 0, plan.throw_index, origin(plan))
     }
+
+    /// The rules page's order: 0 finishes (most pieces first), 1 captures (most pieces first),
+    /// 2 anything else; within each, the farthest move — most steps (빽도 −1), then the
+    /// destination nearest the goal. A move onto an own piece stacks like a manual one. Ties go
+    /// to the smaller `throwIndex`, then the smaller origin spot, home last.
+    fn rules_page_priority(&self, plan: &Plan) -> (u8, i64, i64, u32, usize, u8) {
+        let (category, pieces) = match (plan.to, plan.victim) {
+            (Position::Goal, _) => (0, plan.movers.len() as i64),
+            (_, Some((_, captured))) => (1, i64::from(captured)),
+            _ => (2, 0),
+        };
+        (
+            category,
+            -pieces,
+            -i64::from(plan.throw.steps()),
+            remaining_distance(plan.to, self.options.finish_rule),
+            plan.throw_index,
+            origin(plan),
+        )
+    }
+}
+
+/// The origin's spot number for tie-breaks, home last.
+fn origin(plan: &Plan) -> u8 {
+    plan.from.node().map_or(u8::MAX, |n| n.index())
 }

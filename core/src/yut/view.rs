@@ -7,8 +7,8 @@ use serde::Serialize;
 
 use super::board::{Node, Position};
 use super::movement::LegalMove;
-use super::options::YutOptions;
-use super::state::{Phase, SideId, State};
+use super::options::{Mode, YutOptions};
+use super::state::{Control, Phase, SideId, State};
 use super::throw::{Throw, Toss};
 use crate::game::{Millis, PlayerId};
 
@@ -44,11 +44,49 @@ pub struct View {
     pub away: BTreeMap<PlayerId, bool>,
     /// Whether each player conceded.
     pub conceded: BTreeMap<PlayerId, bool>,
+    /// Who plays each seat: `player`, `auto` (auto play until `TAKE_CONTROL`) or `bot` (the
+    /// player left).
+    pub control: BTreeMap<PlayerId, Control>,
+    /// When the current turn began (epoch ms).
+    pub turn_started_at: Millis,
+    /// `endMode: timed`: when the round in progress becomes the last (epoch ms), else `null`.
+    pub time_up_at: Option<Millis>,
+    /// Teammates' recommended moves for the player to move. Only members of the team on turn
+    /// see them; for everyone else (the other team, spectators) the list is always empty.
+    pub recommendations: Vec<RecommendationView>,
     /// The moves open to the viewer, present only when the viewer is the player to move (empty
     /// while they must throw).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub legal_moves: Option<Vec<LegalMove>>,
 }
+
+/// A teammate's recommended move, as the team on turn sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecommendationView {
+    /// Who recommends it.
+    pub by: PlayerId,
+    /// The pending result it uses.
+    pub throw_index: u8,
+    /// Where the piece or stack stands.
+    pub from: Position,
+    /// Where it would stop.
+    pub to: Position,
+}
+
+/// Each side's color and shape, by side id in individual games (six, all distinct, so the
+/// rules page's six players tell their pieces apart by either).
+pub const SIDE_LOOKS: [(&str, &str); 6] = [
+    ("red", "circle"),
+    ("blue", "triangle"),
+    ("green", "square"),
+    ("yellow", "star"),
+    ("purple", "diamond"),
+    ("orange", "heart"),
+];
+
+/// The looks of the two teams: 청 blue circles, 홍 red triangles.
+pub const TEAM_LOOKS: [(&str, &str); 2] = [("blue", "circle"), ("red", "triangle")];
 
 /// One side as seen.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -60,6 +98,10 @@ pub struct SideView {
     pub name: String,
     /// Its players, in seat order.
     pub members: Vec<PlayerId>,
+    /// Its pieces' color (`red`, `blue`, `green`, `yellow`, `purple`, `orange`).
+    pub color: &'static str,
+    /// Its pieces' shape (`circle`, `triangle`, `square`, `star`, `diamond`, `heart`).
+    pub shape: &'static str,
     /// Its pieces, by id.
     pub pieces: Vec<PieceView>,
     /// Its rank once finished.
@@ -151,16 +193,52 @@ impl State {
             deadline_at: self.deadline_at,
             away: per_player(&|p| self.is_away(p)),
             conceded: per_player(&|p| self.has_conceded(p)),
+            control: self
+                .players
+                .iter()
+                .map(|p| (p.clone(), self.control(p)))
+                .collect(),
+            turn_started_at: self.turn_started_at,
+            time_up_at: self.time_up_at,
+            recommendations: self.recommendations_for(viewer),
             legal_moves: (viewer.is_some() && viewer == to_move).then(|| self.legal_moves()),
         }
     }
 
+    /// The recommendations `viewer` may see: all of them for a member of the team on turn,
+    /// none for anyone else.
+    fn recommendations_for(&self, viewer: Option<&PlayerId>) -> Vec<RecommendationView> {
+        let on_team = viewer.and_then(|v| self.side_of(v)) == Some(self.current_side());
+        if !on_team || self.options.mode != Mode::Team || self.phase != Phase::Move {
+            return Vec::new();
+        }
+        self.recommendations
+            .iter()
+            .filter_map(|r| {
+                let plan = self.plan(self.current_side(), usize::from(r.throw_index), r.from)?;
+                Some(RecommendationView {
+                    by: self.players.get(usize::from(r.by))?.clone(),
+                    throw_index: r.throw_index,
+                    from: r.from,
+                    to: plan.to,
+                })
+            })
+            .collect()
+    }
+
     fn side_view(&self, id: SideId) -> SideView {
         let side = &self.sides[usize::from(id)];
+        let looks = match self.options.mode {
+            Mode::Individual => &SIDE_LOOKS[..],
+            Mode::Team => &TEAM_LOOKS[..],
+        };
+        let (color, shape) = looks[usize::from(id) % looks.len()];
         SideView {
             id,
             name: self.side_name(id),
             members: self.members(id).cloned().collect(),
+            color,
+            shape,
             pieces: side
                 .pieces
                 .iter()

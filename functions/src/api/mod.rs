@@ -4,6 +4,7 @@
 //! [`ROUTES`], which the tests hold against the OpenAPI document so a route can't go undocumented.
 
 mod extract;
+mod games;
 mod openapi;
 mod rooms;
 
@@ -39,6 +40,7 @@ routes! {
     post "/rooms/{id}/players" => rooms::join,
     post "/rooms/{id}/actions" => rooms::act,
     get "/rooms/{id}/sgf" => rooms::sgf,
+    get "/games/{kind}" => games::schema,
     get "/openapi.json" => openapi::document,
     get "/healthz" => rooms::healthz,
     post "/dev/clock" => rooms::dev_clock,

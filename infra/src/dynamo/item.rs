@@ -12,6 +12,7 @@
 //! | `p` | M | presence: player id → N epoch ms; written only by `create` and `touch` |
 //! | `d` | N | due time in epoch ms — only while indexed |
 //! | `s` | S | due-index shard, `"0"`..`"7"` — only while indexed |
+//! | `w` | N | write stamp: a random number set by every create and save |
 //!
 //! `d` and `s` are the key of the sparse global secondary index [`DUE_INDEX`]: an item without
 //! them is not in the index at all, so rooms with nothing to sweep cost no index storage or writes.
@@ -41,6 +42,11 @@ pub const PRESENCE: &str = "p";
 pub const DUE: &str = "d";
 /// Due-index shard, the hash key of the due index.
 pub const SHARD: &str = "s";
+
+/// Write stamp: a random number each create and save sets, so that a write whose answer was lost
+/// (the SDK retried it, and the retry failed its own condition) can recognise itself — and tell
+/// itself apart from another writer's identical write, which must stay a conflict.
+pub const STAMP: &str = "w";
 
 /// The sparse global secondary index of rooms with a due time (hash `s`, range `d`, keys only).
 pub const DUE_INDEX: &str = "due";
@@ -94,6 +100,16 @@ pub fn to_item(room: &StoredRoom) -> Item {
         item.insert(SHARD.to_owned(), AttributeValue::S(shard_of(&room.id)));
     }
     item
+}
+
+/// Sets the write stamp on a whole item.
+pub fn stamp(item: &mut Item, stamp: u64) {
+    item.insert(STAMP.to_owned(), number(stamp));
+}
+
+/// The write stamp of a stored item (`None` for items written before stamps existed).
+pub fn stamp_of(item: &Item) -> Option<u64> {
+    optional_number(item, STAMP).ok().flatten()
 }
 
 /// Reads a room back from its item.
@@ -236,6 +252,13 @@ pub struct SaveUpdate {
 }
 
 impl SaveUpdate {
+    /// The same save, also setting the write stamp.
+    pub fn stamped(mut self, stamp: u64) -> Self {
+        self.update = self.update.replacen("SET ", "SET w = :w, ", 1);
+        self.values.insert(":w".to_owned(), number(stamp));
+        self
+    }
+
     /// The save of `room` over version `expected`, when the index held `indexed_due`.
     pub fn new(room: &StoredRoom, expected: u64, indexed_due: Option<Millis>) -> Self {
         let index = IndexWrite::plan(room.due, indexed_due);
@@ -284,6 +307,28 @@ mod tests {
             expires_at: 1_800_000_000_000,
             presence: BTreeMap::from([("p1".to_owned(), 5), ("p2".to_owned(), 6)]),
             indexed_due: due,
+        }
+    }
+
+    #[test]
+    fn a_stamp_is_written_by_creates_and_saves_and_read_back() {
+        let mut item = to_item(&room(None));
+        assert_eq!(stamp_of(&item), None);
+        stamp(&mut item, 77);
+        assert_eq!(stamp_of(&item), Some(77));
+        assert_eq!(
+            from_item(item).unwrap(),
+            room(None),
+            "the stamp is not part of the room"
+        );
+        for due in [None, Some(3), Some(9)] {
+            let save = SaveUpdate::new(&room(due), 6, Some(5)).stamped(42);
+            assert!(
+                save.update.starts_with("SET w = :w, v = :v"),
+                "{}",
+                save.update
+            );
+            assert_eq!(save.values[":w"], number(42));
         }
     }
 

@@ -11,9 +11,11 @@
 //!
 //! Throttling and transient network errors are retried inside the SDK (see [`sdk_config`]);
 //! whatever still fails is [`StoreError::Unavailable`]. A write that timed out may still have
-//! landed, and its retry then fails its own condition: the store recognises its own write (the
-//! stored room has the very version and body it was writing) and reports success, so a lost
-//! answer never turns into a conflict that would make the caller apply an action twice.
+//! landed, and its retry then fails its own condition: the store recognises its own write by the
+//! random write stamp it set (`w`) and reports success, so a lost answer never turns into a
+//! conflict that would make the caller apply an action twice. The stamp, not the body, decides:
+//! two clients acting on the same version can compute byte-identical rooms (the generator is
+//! deterministic), and the second of them must still get its conflict.
 
 pub mod capacity;
 pub mod item;
@@ -39,7 +41,7 @@ pub use capacity::{CapacityMeter, CapacityReport};
 pub use table::ensure_table;
 
 use capacity::Call;
-use item::{DUE, DUE_INDEX, ID, IndexWrite, SHARDS, SaveUpdate};
+use item::{DUE, DUE_INDEX, ID, IndexWrite, Item, SHARDS, SaveUpdate};
 
 use crate::store::{RoomStore, StoreError, StoredRoom};
 
@@ -108,17 +110,12 @@ fn string(s: &str) -> AttributeValue {
     AttributeValue::S(s.to_owned())
 }
 
-/// Whether `stored` is what writing `written` leaves behind: an earlier attempt of this very
-/// write landed (its answer was lost and the SDK retried). The body holds the whole room, so an
-/// equal body at the same version is the same room, whoever wrote it; the index entry must be
-/// one the write could have left (absent when nothing is due, at or before the due time if not).
-fn is_own_write(stored: &StoredRoom, written: &StoredRoom) -> bool {
-    let index_fits = match (written.due, stored.indexed_due) {
-        (None, None) => true,
-        (Some(due), Some(indexed)) => indexed <= due,
-        _ => false,
-    };
-    stored.version == written.version && stored.body == written.body && index_fits
+/// A fresh write stamp.
+fn new_stamp() -> Result<u64, StoreError> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| StoreError::Unavailable(format!("no OS entropy: {e}")))?;
+    Ok(u64::from_le_bytes(bytes))
 }
 
 /// The conditional-check failure inside an `UpdateItem` error, if that is what it is.
@@ -182,7 +179,128 @@ impl DynamoStore {
 
     /// The room's item, expired or not. `consistent`: a strongly consistent read (one unit per
     /// 4 KB) rather than an eventually consistent one (half).
+    /// [`RoomStore::create`] with a given write stamp. Sending the same stamp twice is what the
+    /// SDK does when it retries a request whose answer was lost; tests use it to play that.
+    #[doc(hidden)]
+    pub async fn create_stamped(&self, room: &StoredRoom, stamp: u64) -> Result<(), StoreError> {
+        let mut new_item = item::to_item(room);
+        item::stamp(&mut new_item, stamp);
+        let put = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(new_item))
+            // Ids are random, but a collision must fail rather than overwrite someone's room.
+            .condition_expression("attribute_not_exists(id)")
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .set_return_consumed_capacity(self.capacity())
+            .send()
+            .await;
+        let e = match put {
+            Ok(out) => {
+                let index_units = item::index_write_units(None, room.due);
+                self.record(Call::Write, out.consumed_capacity(), index_units);
+                return Ok(());
+            }
+            Err(e) => e,
+        };
+        let Some(PutItemError::ConditionalCheckFailedException(failed)) = e.as_service_error()
+        else {
+            return Err(unavailable(e));
+        };
+        self.record_conditional_failure();
+        // The id is taken — perhaps by this very create, if its answer was lost and the SDK
+        // sent it again. The stored item tells (dynalite returns none with the error: read it).
+        let existing = match failed.item() {
+            Some(old) => Some(old.clone()),
+            None => self.read_item(&room.id, true).await?,
+        };
+        match existing {
+            Some(existing) if item::stamp_of(&existing) == Some(stamp) => Ok(()),
+            _ => Err(StoreError::AlreadyExists),
+        }
+    }
+
+    /// [`RoomStore::save_if_version`] with a given write stamp (see [`Self::create_stamped`]).
+    #[doc(hidden)]
+    pub async fn save_stamped(
+        &self,
+        room: &StoredRoom,
+        expected: u64,
+        stamp: u64,
+    ) -> Result<(), StoreError> {
+        let mut indexed = room.indexed_due;
+        for _ in 0..=INDEX_GUARD_RETRIES {
+            let save = SaveUpdate::new(room, expected, indexed).stamped(stamp);
+            let sent = self
+                .client
+                .update_item()
+                .table_name(&self.table)
+                .key(ID, string(&room.id))
+                .update_expression(&save.update)
+                .condition_expression(&save.condition)
+                .set_expression_attribute_values(Some(save.values))
+                // A refused save hands back the item as it is, so the conflict carries the
+                // current room without a second (billed) read.
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                )
+                .set_return_consumed_capacity(self.capacity())
+                .send()
+                .await;
+            let e = match sent {
+                Ok(out) => {
+                    let index_units = item::index_write_units(indexed, save.index.after(indexed));
+                    self.record(Call::Write, out.consumed_capacity(), index_units);
+                    return Ok(());
+                }
+                Err(e) => e,
+            };
+            let Some(failed) = condition_failed(&e) else {
+                return Err(unavailable(e));
+            };
+            self.record_conditional_failure();
+            // Real DynamoDB (and moto) return the old item; dynalite ignores the request, and
+            // there is no item when the room is gone. Only then is a read needed to tell a
+            // conflict from a missing room.
+            let current = match failed.item() {
+                Some(old) => Some(old.clone()),
+                None => self.read_item(&room.id, true).await?,
+            };
+            let own = current
+                .as_ref()
+                .is_some_and(|c| item::stamp_of(c) == Some(stamp));
+            let current = current.map(item::from_item).transpose()?;
+            match current {
+                None => return Err(StoreError::NotFound),
+                Some(current) if own && current.version == room.version => return Ok(()),
+                // Still our version: only the index guard failed (a reindex moved the entry
+                // later than our new due time). Plan again from the entry as it is now.
+                Some(current)
+                    if current.version == expected
+                        && matches!(save.index, IndexWrite::KeepEarlier(_)) =>
+                {
+                    indexed = current.indexed_due;
+                }
+                Some(current) => {
+                    return Err(StoreError::VersionConflict {
+                        current: Some(Box::new(current)),
+                    });
+                }
+            }
+        }
+        Err(StoreError::VersionConflict { current: None })
+    }
+
     async fn read(&self, id: &str, consistent: bool) -> Result<Option<StoredRoom>, StoreError> {
+        self.read_item(id, consistent)
+            .await?
+            .map(item::from_item)
+            .transpose()
+    }
+
+    /// The raw item of a room, if there is one.
+    async fn read_item(&self, id: &str, consistent: bool) -> Result<Option<Item>, StoreError> {
         let out = self
             .client
             .get_item()
@@ -194,7 +312,7 @@ impl DynamoStore {
             .await
             .map_err(unavailable)?;
         self.record(Call::Read, out.consumed_capacity(), 0);
-        out.item.map(item::from_item).transpose()
+        Ok(out.item)
     }
 
     /// The overdue entries of one index shard, earliest first, at most `limit`.
@@ -236,40 +354,7 @@ impl DynamoStore {
 
 impl RoomStore for DynamoStore {
     async fn create(&self, room: &StoredRoom) -> Result<(), StoreError> {
-        let put = self
-            .client
-            .put_item()
-            .table_name(&self.table)
-            .set_item(Some(item::to_item(room)))
-            // Ids are random, but a collision must fail rather than overwrite someone's room.
-            .condition_expression("attribute_not_exists(id)")
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .set_return_consumed_capacity(self.capacity())
-            .send()
-            .await;
-        let e = match put {
-            Ok(out) => {
-                let index_units = item::index_write_units(None, room.due);
-                self.record(Call::Write, out.consumed_capacity(), index_units);
-                return Ok(());
-            }
-            Err(e) => e,
-        };
-        let Some(PutItemError::ConditionalCheckFailedException(failed)) = e.as_service_error()
-        else {
-            return Err(unavailable(e));
-        };
-        self.record_conditional_failure();
-        // The id is taken — perhaps by this very create, if its answer was lost and the SDK
-        // sent it again. The stored item tells (dynalite returns none with the error: read it).
-        let existing = match failed.item() {
-            Some(old) => Some(item::from_item(old.clone())?),
-            None => self.read(&room.id, true).await?,
-        };
-        match existing {
-            Some(existing) if is_own_write(&existing, room) => Ok(()),
-            _ => Err(StoreError::AlreadyExists),
-        }
+        self.create_stamped(room, new_stamp()?).await
     }
 
     async fn load(&self, id: &str, now: Millis) -> Result<StoredRoom, StoreError> {
@@ -282,63 +367,7 @@ impl RoomStore for DynamoStore {
     }
 
     async fn save_if_version(&self, room: &StoredRoom, expected: u64) -> Result<(), StoreError> {
-        let mut indexed = room.indexed_due;
-        for _ in 0..=INDEX_GUARD_RETRIES {
-            let save = SaveUpdate::new(room, expected, indexed);
-            let sent = self
-                .client
-                .update_item()
-                .table_name(&self.table)
-                .key(ID, string(&room.id))
-                .update_expression(&save.update)
-                .condition_expression(&save.condition)
-                .set_expression_attribute_values(Some(save.values))
-                // A refused save hands back the item as it is, so the conflict carries the
-                // current room without a second (billed) read.
-                .return_values_on_condition_check_failure(
-                    ReturnValuesOnConditionCheckFailure::AllOld,
-                )
-                .set_return_consumed_capacity(self.capacity())
-                .send()
-                .await;
-            let e = match sent {
-                Ok(out) => {
-                    let index_units = item::index_write_units(indexed, save.index.after(indexed));
-                    self.record(Call::Write, out.consumed_capacity(), index_units);
-                    return Ok(());
-                }
-                Err(e) => e,
-            };
-            let Some(failed) = condition_failed(&e) else {
-                return Err(unavailable(e));
-            };
-            self.record_conditional_failure();
-            // Real DynamoDB (and moto) return the old item; dynalite ignores the request, and
-            // there is no item when the room is gone. Only then is a read needed to tell a
-            // conflict from a missing room.
-            let current = match failed.item() {
-                Some(old) => Some(item::from_item(old.clone())?),
-                None => self.read(&room.id, true).await?,
-            };
-            match current {
-                None => return Err(StoreError::NotFound),
-                Some(current) if is_own_write(&current, room) => return Ok(()),
-                // Still our version: only the index guard failed (a reindex moved the entry
-                // later than our new due time). Plan again from the entry as it is now.
-                Some(current)
-                    if current.version == expected
-                        && matches!(save.index, IndexWrite::KeepEarlier(_)) =>
-                {
-                    indexed = current.indexed_due;
-                }
-                Some(current) => {
-                    return Err(StoreError::VersionConflict {
-                        current: Some(Box::new(current)),
-                    });
-                }
-            }
-        }
-        Err(StoreError::VersionConflict { current: None })
+        self.save_stamped(room, expected, new_stamp()?).await
     }
 
     async fn due_rooms(&self, now: Millis, limit: usize) -> Result<Vec<String>, StoreError> {
