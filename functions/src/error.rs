@@ -29,8 +29,8 @@ pub enum ApiError {
     /// `room` is the room as it is now, for the caller.
     #[error("방이 그새 바뀌었어요. 최신 상태를 보고 다시 해 주세요.")]
     VersionConflict {
-        /// The current room view.
-        room: Box<Value>,
+        /// The current room view, as JSON text.
+        room: Box<serde_json::value::RawValue>,
     },
     /// The lobby or the game refused the action.
     #[error("{0}")]
@@ -103,7 +103,10 @@ impl IntoResponse for ApiError {
             "detail": self.to_string(),
         });
         match self {
-            ApiError::VersionConflict { room } => body["room"] = *room,
+            // The rare path: parse the pre-rendered view back to embed it.
+            ApiError::VersionConflict { room } => {
+                body["room"] = serde_json::from_str(room.get()).unwrap_or(Value::Null);
+            }
             ApiError::Room(RoomError::InvalidOptions(e)) => body["field"] = json!(e.field),
             _ => {}
         }

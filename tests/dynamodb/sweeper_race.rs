@@ -284,5 +284,6 @@ async fn race_once(app: &App<DynamoStore>, store: &Arc<DynamoStore>, i: usize, t
     let ended = service::act(app, &fixture.id, &TokenHash::of(token), concede, None)
         .await
         .unwrap();
-    assert_eq!(ended.room["status"], "finished");
+    let room: serde_json::Value = serde_json::from_str(ended.room.get()).unwrap();
+    assert_eq!(room["status"], "finished");
 }

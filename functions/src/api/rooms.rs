@@ -9,11 +9,14 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use madang_core::Millis;
+use madang_core::PlayerId;
 use madang_core::baduk::{Baduk, Color};
 use madang_core::room::Room;
 use madang_infra::RoomStore;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use serde_json::json;
+use serde_json::value::RawValue;
 
 use super::extract::{bearer, idempotency_key, json_body};
 use crate::app::App;
@@ -44,13 +47,33 @@ pub async fn create<S: RoomStore>(
     let request: CreateRequest = json_body(&body_of(body)?)?;
     let seated = service::create_room(&app, request).await?;
     record("room_id", seated.room_id.as_str());
-    let body = json!({
-        "roomId": seated.room_id,
-        "playerId": seated.player_id,
-        "token": seated.token,
-        "room": seated.room,
-    });
+    let body = SeatedBody {
+        room_id: Some(&seated.room_id),
+        player_id: &seated.player_id,
+        token: &seated.token,
+        room: &seated.room,
+    };
     Ok((StatusCode::CREATED, Json(body)).into_response())
+}
+
+/// The answer of `POST /rooms` and `POST /rooms/{id}/players`. Answers are written straight from
+/// these structs, with the pre-rendered room view embedded as it is.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SeatedBody<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    room_id: Option<&'a str>,
+    player_id: &'a PlayerId,
+    token: &'a str,
+    room: &'a RawValue,
+}
+
+/// The answer of `POST /rooms/{id}/actions`.
+#[derive(Serialize)]
+struct ActedBody<'a> {
+    version: u64,
+    events: &'a Value,
+    room: &'a RawValue,
 }
 
 #[derive(Deserialize)]
@@ -68,7 +91,12 @@ pub async fn join<S: RoomStore>(
     record("room_id", id.as_str());
     let request: JoinRequest = json_body(&body_of(body)?)?;
     let seated = service::join_room(&app, &id, &request.name).await?;
-    let body = json!({ "playerId": seated.player_id, "token": seated.token, "room": seated.room });
+    let body = SeatedBody {
+        room_id: None,
+        player_id: &seated.player_id,
+        token: &seated.token,
+        room: &seated.room,
+    };
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
 
@@ -127,9 +155,12 @@ pub async fn act<S: RoomStore>(
     let acted = service::act(&app, &id, &token, request, key.map(|k| (k, &body[..]))).await?;
     record("action", acted.kind.as_str());
     record("version", acted.version);
-    let mut response =
-        Json(json!({ "version": acted.version, "events": acted.events, "room": acted.room }))
-            .into_response();
+    let body = ActedBody {
+        version: acted.version,
+        events: &acted.events,
+        room: &acted.room,
+    };
+    let mut response = Json(body).into_response();
     if acted.replayed {
         response
             .headers_mut()
