@@ -10,11 +10,15 @@
 //! never block the writer). Every statement takes microseconds, well within what may run on an
 //! async worker without `spawn_blocking`.
 //!
+//! Loads are served from an in-process cache of the rooms as last written: this process is the
+//! file's only writer, and every write updates the cache while it still holds the writer lock (a
+//! cache miss is read under that lock too), so the cache is never behind the file.
+//!
 //! Checkpoints (copying the WAL back into the database file, with an `fsync`) run on a background
 //! thread of their own, never inside a request: SQLite's automatic checkpoint would otherwise make
 //! whichever write crossed the threshold wait for the disk.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -30,11 +34,15 @@ use crate::store::{RoomStore, StoreError, StoredRoom};
 #[derive(Debug)]
 pub struct EmbeddedStore {
     conn: Mutex<Connection>,
+    cache: Mutex<HashMap<String, StoredRoom>>,
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
     notifier: Notifier,
     stop_checkpoints: Arc<AtomicBool>,
 }
+
+/// Rooms kept in the cache; past this it starts over (a miss costs one SQLite read).
+const CACHED_ROOMS: usize = 10_000;
 
 /// Reader connections: enough for the server's worker threads to read at once.
 const READERS: usize = 4;
@@ -107,6 +115,7 @@ impl EmbeddedStore {
             .map_err(|e| StoreError::Unavailable(e.to_string()))?;
         Ok(EmbeddedStore {
             conn: Mutex::new(conn),
+            cache: Mutex::new(HashMap::new()),
             readers,
             next_reader: AtomicUsize::new(0),
             notifier: Notifier::default(),
@@ -125,8 +134,38 @@ impl EmbeddedStore {
         self.conn.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    fn cache(&self) -> MutexGuard<'_, HashMap<String, StoredRoom>> {
+        self.cache.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Applies `change` to the cached room, if it is cached. Called with the writer lock held,
+    /// right after the write committed, so cache updates happen in commit order.
+    fn update_cached(&self, id: &str, change: impl FnOnce(&mut StoredRoom)) {
+        if let Some(room) = self.cache().get_mut(id) {
+            change(room);
+        }
+    }
+
+    /// The room as last written: from the cache, or read from the file and cached.
     fn read(&self, id: &str) -> Result<Option<StoredRoom>, StoreError> {
-        let conn = self.reader();
+        if let Some(room) = self.cache().get(id) {
+            return Ok(Some(room.clone()));
+        }
+        // A miss is read under the writer lock, so no write can commit between the read and
+        // the caching (which would leave an older room in the cache).
+        let conn = self.conn();
+        let Some(room) = Self::read_file(&conn, id)? else {
+            return Ok(None);
+        };
+        let mut cache = self.cache();
+        if cache.len() >= CACHED_ROOMS {
+            cache.clear();
+        }
+        cache.insert(id.to_owned(), room.clone());
+        Ok(Some(room))
+    }
+
+    fn read_file(conn: &Connection, id: &str) -> Result<Option<StoredRoom>, StoreError> {
         let row = conn
             .prepare_cached("SELECT version, body, due, expires_at FROM rooms WHERE id = ?1")
             .and_then(|mut st| {
@@ -176,6 +215,7 @@ impl RoomStore for EmbeddedStore {
     async fn create(&self, room: &StoredRoom) -> Result<(), StoreError> {
         {
             let mut conn = self.conn();
+            // Never cached before it exists; a stale miss of this id is impossible.
             let tx = conn.transaction().map_err(unavailable)?;
             let inserted = tx
                 .execute(
@@ -195,6 +235,9 @@ impl RoomStore for EmbeddedStore {
                 .map_err(unavailable)?;
             }
             tx.commit().map_err(unavailable)?;
+            let mut stored = room.clone();
+            stored.indexed_due = room.due;
+            self.cache().insert(room.id.clone(), stored);
         }
         self.notifier.notify(&room.id, room.version);
         Ok(())
@@ -208,8 +251,8 @@ impl RoomStore for EmbeddedStore {
     }
 
     async fn save_if_version(&self, room: &StoredRoom, expected: u64) -> Result<(), StoreError> {
-        let updated = self
-            .conn()
+        let conn = self.conn();
+        let updated = conn
             .prepare_cached(
                 "UPDATE rooms SET version = ?2, body = ?3, due = ?4, expires_at = ?5
                  WHERE id = ?1 AND version = ?6",
@@ -225,6 +268,17 @@ impl RoomStore for EmbeddedStore {
                 ])
             })
             .map_err(unavailable)?;
+        if updated == 1 {
+            // Presence stays as cached: saves never write it.
+            self.update_cached(&room.id, |cached| {
+                cached.version = room.version;
+                cached.body.clone_from(&room.body);
+                cached.due = room.due;
+                cached.indexed_due = room.due;
+                cached.expires_at = room.expires_at;
+            });
+        }
+        drop(conn);
         if updated == 0 {
             return Err(match self.read(&room.id)? {
                 Some(current) => StoreError::VersionConflict {
@@ -257,8 +311,8 @@ impl RoomStore for EmbeddedStore {
         expected: u64,
         due: Option<Millis>,
     ) -> Result<(), StoreError> {
-        let updated = self
-            .conn()
+        let conn = self.conn();
+        let updated = conn
             .execute(
                 "UPDATE rooms SET due = ?3 WHERE id = ?1 AND version = ?2",
                 params![id, int(expected), due.map(int)],
@@ -267,6 +321,10 @@ impl RoomStore for EmbeddedStore {
         if updated == 0 {
             return Err(StoreError::VersionConflict { current: None });
         }
+        self.update_cached(id, |cached| {
+            cached.due = due;
+            cached.indexed_due = due;
+        });
         Ok(())
     }
 
@@ -294,13 +352,17 @@ impl RoomStore for EmbeddedStore {
     }
 
     async fn touch(&self, id: &str, player: &str, now: Millis) -> Result<(), StoreError> {
-        self.conn()
-            .prepare_cached(
-                "INSERT INTO presence (room, player, seen) VALUES (?1, ?2, ?3)
+        let conn = self.conn();
+        conn.prepare_cached(
+            "INSERT INTO presence (room, player, seen) VALUES (?1, ?2, ?3)
                  ON CONFLICT (room, player) DO UPDATE SET seen = max(seen, excluded.seen)",
-            )
-            .and_then(|mut st| st.execute(params![id, player, int(now)]))
-            .map_err(unavailable)?;
+        )
+        .and_then(|mut st| st.execute(params![id, player, int(now)]))
+        .map_err(unavailable)?;
+        self.update_cached(id, |cached| {
+            let seen = cached.presence.entry(player.to_owned()).or_insert(now);
+            *seen = (*seen).max(now);
+        });
         Ok(())
     }
 }
