@@ -1,6 +1,6 @@
 //! The routes of the HTTP contract (`docs/DESIGN.md`, "HTTP API contract").
 //!
-//! Routes are declared once, in [`routes!`]: the same list builds the router and
+//! Routes are declared once, in the `routes!` macro below: the same list builds the router and
 //! [`ROUTES`], which the tests hold against the OpenAPI document so a route can't go undocumented.
 
 mod extract;
