@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use madang_core::baduk::Baduk;
 use madang_core::room::{
-    Answer, AnyRoom, GameKind, Presence, Room, RoomAction, TokenHash, digest64,
+    Answer, AnyRoom, DecodeError, GameKind, Presence, Room, RoomAction, TokenHash, digest64,
 };
 use madang_core::yut::Yut;
 use madang_core::{Game, GameRng, Millis, PlayerId, with_room};
@@ -41,13 +41,41 @@ pub struct Loaded {
 }
 
 impl Loaded {
+    /// Decodes a stored room; its presence keys become player ids.
+    pub(crate) fn from_stored(stored: StoredRoom) -> Result<Self, DecodeError> {
+        let room = AnyRoom::decode(&stored.body)?;
+        let presence = stored
+            .presence
+            .iter()
+            .map(|(p, t)| (PlayerId::new(p.clone()), *t))
+            .collect();
+        Ok(Loaded {
+            room,
+            stored,
+            presence,
+        })
+    }
+
+    /// Fires every timeout due at `now`; returns how many fired (each one a new version).
+    pub(crate) fn catch_up(&mut self, now: Millis) -> u64 {
+        let before = self.room.version();
+        let presence = &self.presence;
+        with_room!(&mut self.room, r => { r.catch_up(now, presence); });
+        self.room.version() - before
+    }
+
+    /// When the room's next timeout fires if nobody shows up (what the sweeper indexes).
+    pub(crate) fn due_at(&self) -> Option<Millis> {
+        with_room!(&self.room, r => r.due_at(&self.presence))
+    }
+
     /// The record to save for the room as it is now.
     pub(crate) fn to_stored(&self) -> StoredRoom {
         StoredRoom {
             id: self.stored.id.clone(),
             version: self.room.version(),
             body: self.room.encode(),
-            due: with_room!(&self.room, r => r.due_at(&self.presence)),
+            due: self.due_at(),
             expires_at: self.room.expires_at(),
             presence: self.stored.presence.clone(),
             indexed_due: self.stored.indexed_due,
@@ -80,17 +108,7 @@ pub(crate) fn null() -> Box<RawValue> {
 }
 
 fn decode(stored: StoredRoom) -> Result<Loaded, ApiError> {
-    let room = AnyRoom::decode(&stored.body).map_err(|e| ApiError::Internal(e.to_string()))?;
-    let presence = stored
-        .presence
-        .iter()
-        .map(|(p, t)| (PlayerId::new(p.clone()), *t))
-        .collect();
-    Ok(Loaded {
-        room,
-        stored,
-        presence,
-    })
+    Loaded::from_stored(stored).map_err(|e| ApiError::Internal(e.to_string()))
 }
 
 /// Loads a room (strongly consistent).
@@ -107,9 +125,7 @@ async fn settle<S: RoomStore>(
 ) -> Result<Loaded, ApiError> {
     for _ in 0..SAVE_ATTEMPTS {
         let before = loaded.room.version();
-        let presence = loaded.presence.clone();
-        with_room!(&mut loaded.room, r => { r.catch_up(now, &presence); });
-        if loaded.room.version() == before {
+        if loaded.catch_up(now) == 0 {
             return Ok(loaded);
         }
         match app.store.save_if_version(&loaded.to_stored(), before).await {
@@ -446,7 +462,11 @@ fn act_in<G: Game>(
     }
     // Parse before doing any work: malformed input is refused without touching the room.
     let action = RoomAction::<G>::from_json(request.action.clone())?;
-    let kind = action.kind();
+    // The action parsed, so its `type` is one the game knows: log it as sent.
+    let kind = request.action["type"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
     let fired = room.catch_up(now, presence);
     if request.expected_version.is_some_and(|v| v != room.version) {
         return Ok(Step::Stale);
@@ -535,7 +555,8 @@ pub async fn read<S: RoomStore>(
             return Ok(Read::NotModified { version });
         }
         // Wake for a save, or for the room's own next timeout, whichever comes first.
-        let due_in = with_room!(&loaded.room, r => r.due_at(&loaded.presence))
+        let due_in = loaded
+            .due_at()
             .map(|due| Duration::from_millis(due.saturating_sub(now) + 1));
         let nap = due_in.map_or(remaining, |d| d.min(remaining));
         fetched = app.store.wait_for_change(id, since, nap).await?;

@@ -7,8 +7,7 @@
 //! their request has already fired these timeouts itself, so the sweeper's lost write is simply
 //! dropped — never retried blindly.
 
-use madang_core::room::AnyRoom;
-use madang_core::{Millis, PlayerId, with_room};
+use madang_core::Millis;
 use madang_infra::{RoomStore, StoreError};
 
 use crate::service::Loaded;
@@ -71,29 +70,17 @@ enum Swept {
 }
 
 async fn sweep_room<S: RoomStore>(store: &S, id: &str, now: Millis) -> Result<Swept, StoreError> {
-    let stored = store.load(id, now).await?;
-    let room = AnyRoom::decode(&stored.body).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let presence = stored
-        .presence
-        .iter()
-        .map(|(p, t)| (PlayerId::new(p.clone()), *t))
-        .collect();
-    let mut loaded = Loaded {
-        room,
-        stored,
-        presence,
-    };
+    let mut loaded = Loaded::from_stored(store.load(id, now).await?)
+        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let before = loaded.room.version();
-    let presence = loaded.presence.clone();
-    with_room!(&mut loaded.room, r => { r.catch_up(now, &presence); });
-    let fired = loaded.room.version() - before;
+    let fired = loaded.catch_up(now);
     if fired > 0 {
         store.save_if_version(&loaded.to_stored(), before).await?;
         return Ok(Swept::Fired(fired));
     }
     // Nothing was due yet: the index held an early time (stores index lazily, or a player
     // reconnected). Move it to the exact time so the room is not visited again before then.
-    let exact = with_room!(&loaded.room, r => r.due_at(&loaded.presence));
+    let exact = loaded.due_at();
     if exact != loaded.stored.indexed_due {
         store.reindex(id, before, exact).await?;
         return Ok(Swept::Reindexed);

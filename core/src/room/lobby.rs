@@ -93,24 +93,6 @@ impl<G: Game> RoomAction<G> {
         }
         .map_err(|e| RoomError::BadAction(e.to_string()))
     }
-
-    /// The action's `type`, for logs.
-    pub fn kind(&self) -> String {
-        match self {
-            RoomAction::Lobby(a) => match a {
-                LobbyAction::SetOptions { .. } => "setOptions",
-                LobbyAction::MoveSeat { .. } => "moveSeat",
-                LobbyAction::Start => "start",
-                LobbyAction::Leave => "leave",
-                LobbyAction::Kick { .. } => "kick",
-            }
-            .to_owned(),
-            RoomAction::Game(a) => serde_json::to_value(a)
-                .ok()
-                .and_then(|v| v.get("type").and_then(Value::as_str).map(str::to_owned))
-                .unwrap_or_default(),
-        }
-    }
 }
 
 /// Something that happened in the lobby, tagged by `type`.
