@@ -5,10 +5,10 @@
 //! `kill -9`) loses nothing that was answered; only a power cut can lose the last commits, which
 //! is the right trade for a laptop server (an `fsync` per action would cap it at disk speed).
 //!
-//! Connections: one writer behind a mutex (SQLite allows one writer at a time anyway), and a few
-//! reader connections, so loads never queue behind writes (WAL readers see the last commit and
-//! never block the writer). Every statement takes microseconds, well within what may run on an
-//! async worker without `spawn_blocking`.
+//! Connections: one writer behind a mutex (SQLite allows one writer at a time anyway), and one
+//! reader for the sweeper's due-room query, so a sweep never queues behind writes (WAL readers see
+//! the last commit and never block the writer). Every statement takes microseconds, well within
+//! what may run on an async worker without `spawn_blocking`.
 //!
 //! Loads are served from an in-process cache of the rooms as last written: this process is the
 //! file's only writer, and every write updates the cache while it still holds the writer lock (a
@@ -20,7 +20,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -35,17 +35,13 @@ use crate::store::{RoomStore, StoreError, StoredRoom};
 pub struct EmbeddedStore {
     conn: Mutex<Connection>,
     cache: Mutex<HashMap<String, StoredRoom>>,
-    readers: Vec<Mutex<Connection>>,
-    next_reader: AtomicUsize,
+    reader: Mutex<Connection>,
     notifier: Notifier,
     stop_checkpoints: Arc<AtomicBool>,
 }
 
 /// Rooms kept in the cache; past this it starts over (a miss costs one SQLite read).
 const CACHED_ROOMS: usize = 10_000;
-
-/// Reader connections: enough for the server's worker threads to read at once.
-const READERS: usize = 4;
 
 /// How often the background thread checkpoints the WAL.
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
@@ -90,13 +86,9 @@ impl EmbeddedStore {
         conn.execute_batch(SCHEMA).map_err(unavailable)?;
         conn.execute_batch("PRAGMA wal_autocheckpoint = 0;")
             .map_err(unavailable)?;
-        let readers = (0..READERS)
-            .map(|_| {
-                let reader = Connection::open(path)?;
-                reader.execute_batch("PRAGMA busy_timeout = 5000;")?;
-                Ok(Mutex::new(reader))
-            })
-            .collect::<Result<Vec<_>, rusqlite::Error>>()
+        let reader = Connection::open(path).map_err(unavailable)?;
+        reader
+            .execute_batch("PRAGMA busy_timeout = 5000;")
             .map_err(unavailable)?;
         let stop_checkpoints = Arc::new(AtomicBool::new(false));
         let checkpointer = Connection::open(path).map_err(unavailable)?;
@@ -116,16 +108,14 @@ impl EmbeddedStore {
         Ok(EmbeddedStore {
             conn: Mutex::new(conn),
             cache: Mutex::new(HashMap::new()),
-            readers,
-            next_reader: AtomicUsize::new(0),
+            reader: Mutex::new(reader),
             notifier: Notifier::default(),
             stop_checkpoints,
         })
     }
 
     fn reader(&self) -> MutexGuard<'_, Connection> {
-        let i = self.next_reader.fetch_add(1, Ordering::Relaxed) % self.readers.len();
-        self.readers[i].lock().unwrap_or_else(|e| e.into_inner())
+        self.reader.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn conn(&self) -> MutexGuard<'_, Connection> {
