@@ -4,7 +4,7 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use madang_core::room::{ErrorKind, RoomError};
-use madang_infra::StoreError;
+use madang_infra::{BoxError, StoreError};
 use serde_json::{Value, json};
 
 /// Why a request failed.
@@ -45,20 +45,36 @@ pub enum ApiError {
     },
     /// The store failed in a retryable way.
     #[error("잠시 후 다시 시도해 주세요.")]
-    Unavailable(String),
-    /// A bug or corrupt data: logged, never shown.
+    Unavailable(#[source] StoreError),
+    /// The room kept changing under every attempt to save this request (it was never applied):
+    /// try again.
+    #[error("방이 너무 자주 바뀌고 있어요. 잠시 후 다시 시도해 주세요.")]
+    Busy,
+    /// A bug or corrupt data: logged with its cause, never shown.
     #[error("서버 오류가 났어요.")]
-    Internal(String),
+    Internal(#[source] BoxError),
 }
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::NotFound => ApiError::RoomNotFound,
-            StoreError::Unavailable(m) => ApiError::Unavailable(m),
-            other => ApiError::Internal(other.to_string()),
+            e @ StoreError::Unavailable(_) => ApiError::Unavailable(e),
+            other => ApiError::Internal(Box::new(other)),
         }
     }
+}
+
+/// An error with its whole chain of causes, for the logs: `a: b: c`.
+pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        out.push_str(": ");
+        out.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    out
 }
 
 impl ApiError {
@@ -81,6 +97,7 @@ impl ApiError {
             ),
             ApiError::Invalid { code, .. } => (StatusCode::UNPROCESSABLE_ENTITY, code),
             ApiError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "STORE_UNAVAILABLE"),
+            ApiError::Busy => (StatusCode::SERVICE_UNAVAILABLE, "ROOM_BUSY"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL"),
         }
     }
@@ -90,8 +107,8 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (status, code) = self.status_and_code();
         match &self {
-            ApiError::Internal(m) | ApiError::Unavailable(m) => {
-                tracing::error!(code, error = %m, "request failed")
+            ApiError::Internal(_) | ApiError::Unavailable(_) | ApiError::Busy => {
+                tracing::error!(code, error = %chain(&self), "request failed")
             }
             _ => tracing::debug!(code, detail = %self, "request refused"),
         }
@@ -103,9 +120,12 @@ impl IntoResponse for ApiError {
             "detail": self.to_string(),
         });
         match self {
-            // The rare path: parse the pre-rendered view back to embed it.
+            // The rare path: parse the pre-rendered view back to embed it (it was rendered by
+            // serde_json a moment ago, so it parses).
             ApiError::VersionConflict { room } => {
-                body["room"] = serde_json::from_str(room.get()).unwrap_or(Value::Null);
+                if let Ok(room) = serde_json::from_str::<Value>(room.get()) {
+                    body["room"] = room;
+                }
             }
             ApiError::Room(RoomError::InvalidOptions(e)) => body["field"] = json!(e.field),
             _ => {}

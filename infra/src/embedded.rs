@@ -67,7 +67,7 @@ const SCHEMA: &str = "
 ";
 
 fn unavailable(e: rusqlite::Error) -> StoreError {
-    StoreError::Unavailable(e.to_string())
+    StoreError::Unavailable(Box::new(e))
 }
 
 /// SQLite integers are signed; times and versions are far below `i64::MAX`.
@@ -104,7 +104,7 @@ impl EmbeddedStore {
                     }
                 }
             })
-            .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+            .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
         Ok(EmbeddedStore {
             conn: Mutex::new(conn),
             cache: Mutex::new(HashMap::new()),

@@ -18,4 +18,4 @@ pub mod store;
 
 pub use dynamo::DynamoStore;
 pub use embedded::EmbeddedStore;
-pub use store::{RoomStore, StoreError, StoredRoom};
+pub use store::{BoxError, RoomStore, StoreError, StoredRoom};

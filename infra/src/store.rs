@@ -48,13 +48,17 @@ pub enum StoreError {
         /// The room as stored now, if known.
         current: Option<Box<StoredRoom>>,
     },
-    /// The database could not be reached or refused for a retryable reason (503).
-    #[error("store unavailable: {0}")]
-    Unavailable(String),
+    /// The database could not be reached or refused for a retryable reason (503). A write that
+    /// failed this way may still have landed.
+    #[error("store unavailable")]
+    Unavailable(#[source] BoxError),
     /// Stored data that cannot be read back.
-    #[error("stored data is corrupt: {0}")]
-    Corrupt(String),
+    #[error("stored data is corrupt")]
+    Corrupt(#[source] BoxError),
 }
+
+/// The cause of a store failure, kept whole (its own sources included) for the logs.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// Where rooms live. Implementations: [`crate::EmbeddedStore`] (local), [`crate::DynamoStore`]
 /// (production). All of them pass the suite in `contract`.

@@ -17,7 +17,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use madang_core::room::{AnyRoom, Presence, Room, RoomAction, TokenHash};
+use madang_core::room::{AnyAction, AnyRoom, Presence, Room, RoomAction, TokenHash};
 use madang_core::yut::{Yut, YutOptions};
 use madang_core::{GameRng, Millis, PlayerId};
 use madang_functions::service::{self, ActionRequest};
@@ -221,7 +221,7 @@ async fn race_once(app: &App<DynamoStore>, store: &Arc<DynamoStore>, i: usize, t
             TokenHash::of(token),
             ActionRequest {
                 expected_version: None,
-                action: action.clone(),
+                action: AnyAction::parse(&action),
             },
         );
         let jitter = Duration::from_micros((i as u64 * 7_919) % 12_000);
@@ -279,7 +279,7 @@ async fn race_once(app: &App<DynamoStore>, store: &Arc<DynamoStore>, i: usize, t
     // End the game, so the room leaves the due index and later sweeps see only their own room.
     let concede = ActionRequest {
         expected_version: None,
-        action: json!({"type": "CONCEDE"}),
+        action: AnyAction::parse(&json!({"type": "CONCEDE"})),
     };
     let ended = service::act(app, &fixture.id, &TokenHash::of(token), concede, None)
         .await

@@ -418,26 +418,51 @@ fn a_disconnected_player_gets_a_grace_period_instead_of_the_whole_turn() {
 }
 
 #[test]
-fn a_keyed_answer_is_recalled_and_a_reused_key_with_another_body_is_refused() {
-    let (mut room, _) = lobby();
-    room.remember(Answer {
-        key: 7,
+fn a_keyed_answer_is_recalled_per_player_and_forgotten_when_the_player_leaves_the_lobby() {
+    let (mut room, host) = lobby();
+    let guest = room.join("영희".into(), TokenHash::of("g"), T0).unwrap();
+    let answer = |player: &PlayerId, key| Answer {
+        player: player.clone(),
+        key,
         body: 1,
         version: 2,
-        events: "[]".into(),
-    });
-    assert_eq!(room.recall(7, 1).unwrap().map(|a| a.version), Some(2));
-    assert_eq!(room.recall(7, 2), Err(RoomError::IdempotencyKeyReused));
-    assert_eq!(room.recall(8, 1), Ok(None));
-    for k in 0..10 {
-        room.remember(Answer {
-            key: 100 + k,
-            body: 0,
-            version: k,
-            events: String::new(),
-        });
-    }
-    assert_eq!(room.answers.len(), REMEMBERED_ANSWERS);
+        events: Some("[]".into()),
+    };
+    room.remember(answer(&guest, 7));
+    assert_eq!(
+        room.recall(&guest, 7, 1).unwrap().map(|a| a.version),
+        Some(2)
+    );
+    assert_eq!(
+        room.recall(&guest, 7, 2),
+        Err(RoomError::IdempotencyKeyReused)
+    );
+    assert_eq!(room.recall(&host, 7, 1), Ok(None), "keys are per player");
+    room.act(&guest, RoomAction::Lobby(LobbyAction::Leave), T0)
+        .unwrap();
+    room.remember(answer(&host, 8));
+    assert_eq!(room.recall(&guest, 7, 1), Ok(None), "a leaver's answers go");
+    assert_eq!(room.ledger.answer_count(), 1);
+}
+
+#[test]
+fn the_next_joiner_of_a_lobby_everyone_left_becomes_its_host() {
+    let (mut room, host) = lobby();
+    room.act(&host, RoomAction::Lobby(LobbyAction::Leave), T0)
+        .unwrap();
+    assert!(room.seats.is_empty());
+    let joiner = room
+        .join("새 방장".into(), TokenHash::of("n"), T0 + 1)
+        .unwrap();
+    assert_eq!(room.host, joiner);
+    room.act(&joiner, RoomAction::Lobby(LobbyAction::Start), T0 + 2)
+        .map(|_| ())
+        .or_else(|e| match e {
+            // Tally needs two players: the point is that the refusal is not NOT_HOST.
+            RoomError::InvalidOptions(_) => Ok(()),
+            other => Err(other),
+        })
+        .unwrap();
 }
 
 #[test]

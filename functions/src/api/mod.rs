@@ -6,6 +6,7 @@
 mod extract;
 mod games;
 mod openapi;
+pub mod requests;
 mod rooms;
 
 use std::time::Instant;
@@ -14,7 +15,6 @@ use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::middleware::{self, Next};
 use axum::response::Response;
-use madang_core::room::Room;
 use madang_infra::RoomStore;
 use tracing::Instrument;
 
@@ -72,9 +72,4 @@ async fn trace_request(request: Request, next: Next) -> Response {
     let latency_us = started.elapsed().as_micros() as u64;
     span.in_scope(|| tracing::info!(status = response.status().as_u16(), latency_us, "done"));
     response
-}
-
-/// The SGF record of a 바둑 room, with the players' names.
-pub fn sgf_of(room: &Room<madang_core::baduk::Baduk>) -> String {
-    rooms::sgf_of(room)
 }

@@ -8,10 +8,7 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use madang_core::Millis;
 use madang_core::PlayerId;
-use madang_core::baduk::{Baduk, Color};
-use madang_core::room::Room;
 use madang_infra::RoomStore;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -19,9 +16,10 @@ use serde_json::json;
 use serde_json::value::RawValue;
 
 use super::extract::{bearer, idempotency_key, json_body};
+use super::requests::{ActionBody, CreateBody, JoinBody, idempotency};
 use crate::app::App;
 use crate::error::ApiError;
-use crate::service::{self, ActionRequest, CreateRequest, Read};
+use crate::service::{self, Read, seat::player_name};
 
 /// The body, or why it could not be read (over the size limit → 413).
 fn body_of(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
@@ -44,7 +42,7 @@ pub async fn create<S: RoomStore>(
     State(app): State<App<S>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    let request: CreateRequest = json_body(&body_of(body)?)?;
+    let request = json_body::<CreateBody>(&body_of(body)?)?.parse()?;
     let seated = service::create_room(&app, request).await?;
     record("room_id", seated.room_id.as_str());
     let body = SeatedBody {
@@ -76,12 +74,6 @@ struct ActedBody<'a> {
     room: &'a RawValue,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct JoinRequest {
-    name: String,
-}
-
 /// `POST /rooms/{id}/players`
 pub async fn join<S: RoomStore>(
     State(app): State<App<S>>,
@@ -89,8 +81,8 @@ pub async fn join<S: RoomStore>(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     record("room_id", id.as_str());
-    let request: JoinRequest = json_body(&body_of(body)?)?;
-    let seated = service::join_room(&app, &id, &request.name).await?;
+    let request: JoinBody = json_body(&body_of(body)?)?;
+    let seated = service::join_room(&app, &id, player_name(&request.name)?).await?;
     let body = SeatedBody {
         room_id: None,
         player_id: &seated.player_id,
@@ -149,11 +141,11 @@ pub async fn act<S: RoomStore>(
 ) -> Result<Response, ApiError> {
     record("room_id", id.as_str());
     let body = body_of(body)?;
-    let request: ActionRequest = json_body(&body)?;
+    let request = json_body::<ActionBody>(&body)?.parse();
     let token = bearer(&headers)?.ok_or(ApiError::Unauthorized)?;
-    let key = idempotency_key(&headers)?;
-    let acted = service::act(&app, &id, &token, request, key.map(|k| (k, &body[..]))).await?;
-    record("action", acted.kind.as_str());
+    let key = idempotency(idempotency_key(&headers)?, &body);
+    record("action", request.action.kind.as_str());
+    let acted = service::act(&app, &id, &token, request, key).await?;
     record("version", acted.version);
     let body = ActedBody {
         version: acted.version,
@@ -181,37 +173,6 @@ pub async fn sgf<S: RoomStore>(
         text,
     )
         .into_response())
-}
-
-/// The SGF record of a 바둑 room (empty game record before the game starts).
-pub fn sgf_of(room: &Room<Baduk>) -> String {
-    match &room.game {
-        Some(state) => {
-            let name = |color: Color| {
-                let id = state.players().get(color);
-                room.member(id).map_or(id.as_str(), |m| m.name.as_str())
-            };
-            let date = date_of(room.created_at);
-            madang_core::baduk::sgf::export(state, name(Color::Black), name(Color::White), &date)
-        }
-        None => String::from("(;FF[4]GM[1])"),
-    }
-}
-
-/// `YYYY-MM-DD` of an epoch-ms time (UTC), for the SGF `DT` property.
-fn date_of(ms: Millis) -> String {
-    // Civil-from-days (Howard Hinnant's algorithm): no date crate needed for one field.
-    let days = (ms / 86_400_000) as i64;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
 }
 
 /// `GET /healthz`
@@ -256,16 +217,4 @@ pub async fn not_found() -> Response {
         HeaderValue::from_static("application/problem+json"),
     );
     response
-}
-
-#[cfg(test)]
-mod tests {
-    use super::date_of;
-
-    #[test]
-    fn dates_are_civil_utc_days() {
-        assert_eq!(date_of(0), "1970-01-01");
-        assert_eq!(date_of(1_795_990_000_000), "2026-11-29");
-        assert_eq!(date_of(951_782_400_000), "2000-02-29");
-    }
 }

@@ -28,7 +28,7 @@ use aws_config::retry::RetryConfig;
 use aws_config::timeout::TimeoutConfig;
 use aws_config::{BehaviorVersion, ConfigLoader};
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
+use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
@@ -96,14 +96,13 @@ pub struct DynamoStore {
     meter: Option<Arc<CapacityMeter>>,
 }
 
-/// A failed call as [`StoreError::Unavailable`], with the SDK's whole error chain in the message
-/// (the top-level `Display` of an `SdkError` is only "service error").
+/// A failed call as [`StoreError::Unavailable`], with the SDK error kept as its source.
 pub(crate) fn unavailable<E, R>(e: SdkError<E, R>) -> StoreError
 where
-    E: std::error::Error + 'static,
-    R: std::fmt::Debug,
+    E: std::error::Error + Send + Sync + 'static,
+    R: std::fmt::Debug + Send + Sync + 'static,
 {
-    StoreError::Unavailable(DisplayErrorContext(&e).to_string())
+    StoreError::Unavailable(Box::new(e))
 }
 
 fn string(s: &str) -> AttributeValue {
@@ -113,8 +112,7 @@ fn string(s: &str) -> AttributeValue {
 /// A fresh write stamp.
 fn new_stamp() -> Result<u64, StoreError> {
     let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| StoreError::Unavailable(format!("no OS entropy: {e}")))?;
+    getrandom::fill(&mut bytes).map_err(|e| StoreError::Unavailable(Box::new(e)))?;
     Ok(u64::from_le_bytes(bytes))
 }
 
@@ -383,7 +381,7 @@ impl RoomStore for DynamoStore {
         }
         let mut due = Vec::new();
         while let Some(joined) = queries.join_next().await {
-            let entries = joined.map_err(|e| StoreError::Unavailable(e.to_string()))??;
+            let entries = joined.map_err(|e| StoreError::Unavailable(Box::new(e)))??;
             due.extend(entries);
         }
         due.sort_unstable();
