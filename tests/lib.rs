@@ -3,8 +3,11 @@
 //!
 //! - [`games`]: whole 윷놀이 and 바둑 games played over HTTP, with their checks.
 //! - [`race`]: 64 clients racing on one room, checked against a replay of the accepted log.
+//! - [`exactly_once`]: lost answers, failed loads and saves, keyed retries and twins — every
+//!   action lands exactly once.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod exactly_once;
 pub mod games;
 pub mod race;
 
@@ -41,12 +44,17 @@ pub struct Player {
     pub token: String,
 }
 
+/// An embedded store in a fresh temp directory.
+pub fn embedded_store() -> EmbeddedStore {
+    let dir = std::env::temp_dir().join(format!("madang-e2e-{}", fresh_id("app")));
+    std::fs::create_dir_all(&dir).unwrap();
+    EmbeddedStore::open(&dir.join("madang.sqlite3")).unwrap()
+}
+
 /// Starts the API on an embedded store in a fresh temp directory, with `MADANG_DEV` test
 /// support and the background sweeper, on 127.0.0.1 port 0.
 pub async fn spawn_app() -> TestApp {
-    let dir = std::env::temp_dir().join(format!("madang-e2e-{}", fresh_id("app")));
-    std::fs::create_dir_all(&dir).unwrap();
-    let store = Arc::new(EmbeddedStore::open(&dir.join("madang.sqlite3")).unwrap());
+    let store = Arc::new(embedded_store());
     TestApp {
         embedded: Some(store.clone()),
         ..spawn_app_on(store).await

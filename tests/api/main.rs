@@ -3,6 +3,7 @@
 
 mod baduk_games;
 mod errors;
+mod exactly_once;
 mod polling;
 mod race;
 mod rooms;

@@ -11,6 +11,7 @@
 //!   (the figures of `docs/cost.md`).
 
 mod cost;
+mod exactly_once;
 mod sweeper_race;
 
 use std::sync::Arc;

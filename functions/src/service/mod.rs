@@ -4,8 +4,8 @@
 //! - [`save`]: the one save path every change goes through ([`save::transact`]), and the room
 //!   as loaded for one request ([`Loaded`]).
 //! - [`seat`]: creating a room and joining one.
-//! - [`act`]: applying a lobby or game action, with `Idempotency-Key` replays.
-//! - [`read`]: reading a room (and long-polling it), and its SGF record.
+//! - [`mod@act`]: applying a lobby or game action, with `Idempotency-Key` replays.
+//! - [`mod@read`]: reading a room (and long-polling it), and its SGF record.
 //!
 //! Input arrives here already parsed into typed values (a [`madang_core::room::GameKind`],
 //! typed options, a typed action): the api layer does that once, before any retry.
