@@ -36,7 +36,20 @@ pub const ANSWERS_PER_PLAYER: usize = 4;
 /// room's last [`RECENT_REQUESTS`] ids, so a false match has odds of 8 in 4 billion, and only
 /// after a save whose outcome was unknown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct RequestId(pub u32);
+pub struct RequestId(#[serde(with = "fixed32")] pub u32);
+
+/// Random 32-bit values stored as their four bytes: postcard's varint would spend five on most.
+mod fixed32 {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &u32, s: S) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&value.to_le_bytes(), s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+        <[u8; 4]>::deserialize(d).map(u32::from_le_bytes)
+    }
+}
 
 /// The first answer to a request that carried an `Idempotency-Key`, kept so that a retry gets
 /// the same answer instead of acting twice. Keys and bodies are stored as 32-bit hashes: they
@@ -46,8 +59,10 @@ pub struct Answer {
     /// Who sent it: keys are per player.
     pub player: PlayerId,
     /// Hash of the key.
+    #[serde(with = "fixed32")]
     pub key: u32,
     /// Hash of the request body, to refuse a key reused for a different request.
+    #[serde(with = "fixed32")]
     pub body: u32,
     /// The version the request produced.
     pub version: u64,
@@ -132,6 +147,21 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ids_and_hashes_take_four_bytes_each() {
+        let mut ledger = Ledger::default();
+        ledger.record(RequestId(u32::MAX));
+        ledger.remember(Answer {
+            player: PlayerId::new("p1"),
+            key: u32::MAX,
+            body: u32::MAX,
+            version: 3,
+            events: None,
+        });
+        // lengths (1 + 1), id 4, player 1 + 2, key 4, body 4, version 1, no events 1.
+        assert_eq!(postcard::to_allocvec(&ledger).unwrap().len(), 19);
+    }
 
     fn answer(player: &str, key: u32, version: u64) -> Answer {
         Answer {
