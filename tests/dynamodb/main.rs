@@ -12,6 +12,7 @@
 
 mod cost;
 mod exactly_once;
+mod sdk_retry;
 mod sweeper_race;
 
 use std::sync::Arc;
