@@ -7,7 +7,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::new_request_id;
-use super::save::{Target, transact};
+use super::save::{Target, events_json, transact};
 use crate::app::App;
 use crate::error::ApiError;
 
@@ -136,8 +136,8 @@ fn act_in<G: Pick>(
     // in the future after an accepted action).
     let followed = room.catch_up(now, presence);
     let mut events: Vec<Value> = fired.to_vec();
-    events.extend(acted.iter().map(|e| serde_json::json!(e)));
-    events.extend(followed.iter().map(|e| serde_json::json!(e)));
+    events.extend(events_json(&acted)?);
+    events.extend(events_json(&followed)?);
     let events = Value::Array(events);
     if let Some(Idempotency { key, body }) = idempotency {
         room.remember(Answer {

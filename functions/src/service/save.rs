@@ -95,13 +95,9 @@ impl Loaded {
     }
 
     /// Fires every timeout due at `now`; returns their events (each timeout a new version).
-    pub fn catch_up(&mut self, now: Millis) -> Vec<Value> {
+    pub fn catch_up(&mut self, now: Millis) -> Result<Vec<Value>, ApiError> {
         let presence = &self.presence;
-        with_room!(&mut self.room, r => r
-            .catch_up(now, presence)
-            .iter()
-            .map(|e| serde_json::json!(e))
-            .collect())
+        with_room!(&mut self.room, r => events_json(&r.catch_up(now, presence)))
     }
 
     /// When the room's next timeout fires if nobody shows up (what the sweeper indexes).
@@ -139,6 +135,14 @@ impl Loaded {
     fn decode(stored: StoredRoom) -> Result<Self, ApiError> {
         Loaded::from_stored(stored).map_err(|e| ApiError::Internal(Box::new(e)))
     }
+}
+
+/// Events as JSON values. An event that cannot be rendered is a bug: a 500 with its cause.
+pub fn events_json<E: serde::Serialize>(events: &[E]) -> Result<Vec<Value>, ApiError> {
+    events
+        .iter()
+        .map(|e| serde_json::to_value(e).map_err(|e| ApiError::Internal(Box::new(e))))
+        .collect()
 }
 
 /// Where a change starts from. (One lives per request, on the stack of its future: boxing the
@@ -213,7 +217,7 @@ where
                 now,
             });
         }
-        let fired = loaded.catch_up(now);
+        let fired = loaded.catch_up(now)?;
         let outcome = work(&mut loaded, &fired, now)?;
         if !loaded.changed() {
             owe_presence(store, &mut loaded).await;
