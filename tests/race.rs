@@ -142,7 +142,7 @@ pub async fn check_racing_clients_never_double_apply(app: Arc<TestApp>) {
         )
         .unwrap();
     }
-    let replayed = serde_json::to_value(Yut::view(&state, None)).unwrap();
+    let replayed = serde_json::to_value(Yut::room_view(&state, None, last)).unwrap();
     assert_eq!(
         without_deadline(replayed),
         without_deadline(end["state"].clone())

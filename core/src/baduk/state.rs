@@ -33,7 +33,8 @@ pub enum Phase {
 pub struct ScoringMarks {
     /// Stones marked dead (indices, ascending).
     pub dead: Vec<u16>,
-    /// Seki regions marked, by representative (smallest index of the empty region).
+    /// Seki regions marked, by representative: the smallest index of the empty region once the
+    /// stones marked dead are lifted (how the suggestion, the toggle and the count read them).
     pub seki: Vec<u16>,
     /// Who has agreed to the marks as they are.
     pub agreed: ByColor<bool>,

@@ -101,7 +101,10 @@ impl<G: Game> Room<G> {
                 .collect(),
             you: viewer,
             deadline_at: self.deadline_at(presence, now),
-            state: self.game.as_ref().map(|s| G::view(s, viewer)),
+            state: self
+                .game
+                .as_ref()
+                .map(|s| G::room_view(s, viewer, self.version)),
             result: self.game.as_ref().and_then(G::result),
         }
     }
