@@ -3,6 +3,7 @@
 
 mod baduk_games;
 mod errors;
+mod features;
 mod polling;
 mod race;
 mod rooms;
