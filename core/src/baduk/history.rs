@@ -142,18 +142,21 @@ impl<'a> BitReader<'a> {
         BitReader { bytes, at: 0 }
     }
 
+    /// The next `width`-bit code (`width` ≤ 16: a code and its offset in its first byte fit in
+    /// the three bytes gathered).
     fn read(&mut self, width: u32) -> Option<u32> {
         let width = width as usize;
         if self.at + width > self.bytes.len() * 8 {
             return None;
         }
-        let mut code = 0u32;
-        for k in 0..width {
-            let bit = self.at + k;
-            code |= u32::from((self.bytes[bit / 8] >> (bit % 8)) & 1) << k;
-        }
+        let (first, shift) = (self.at / 8, self.at % 8);
+        let word = self.bytes[first..]
+            .iter()
+            .take(3)
+            .enumerate()
+            .fold(0u32, |w, (k, &b)| w | u32::from(b) << (8 * k));
         self.at += width;
-        Some(code)
+        Some((word >> shift) & ((1 << width) - 1))
     }
 
     /// Whether only the zero padding of the last byte is left.
