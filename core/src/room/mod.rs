@@ -21,11 +21,11 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-pub use any::{AnyRoom, DecodeError, GameKind};
+pub use any::{AnyRoom, DecodeError, FORMAT, GameKind};
 pub use error::{ErrorKind, RoomError};
 pub use ledger::{ANSWERS_PER_PLAYER, Answer, Ledger, RECENT_REQUESTS, RequestId};
 pub use lobby::{AnyAction, LobbyAction, LobbyEvent, Pick, RoomAction, RoomEvent};
-pub use view::{PlayerView, RoomView, Status};
+pub use view::{PlayerView, ResultView, RoomView, Status};
 
 use crate::game::{Actor, Game, Millis, PlayerId, RuleError};
 use crate::rng::GameRng;

@@ -474,7 +474,14 @@ fn the_view_shows_players_without_secrets_and_the_rule_summary() {
     assert_eq!(json["you"], host.as_str());
     assert_eq!(json["ruleSummary"], "10까지 세기");
     assert_eq!(json["players"][0]["connected"], true);
+    // The commitment is the one thing about the generator a running game shows.
+    assert_eq!(json["rngCommitment"], room.rng.commitment());
+    let reveal = room.rng.reveal();
     let text = json.to_string();
+    assert!(!text.contains(&reveal.seed) && !text.contains(&reveal.salt));
+    let mut rest = json.clone();
+    rest.as_object_mut().unwrap().remove("rngCommitment");
+    let text = rest.to_string();
     assert!(!text.contains("token") && !text.contains("rng") && !text.contains("seed"));
 }
 

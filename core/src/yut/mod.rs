@@ -57,6 +57,7 @@ pub use options::{
 pub use result::{Outcome, Standing};
 pub use state::{Control, Phase, Piece, Recommendation, Side, SideId, State};
 pub use throw::{Throw, Toss};
+pub use timeout::Hint;
 pub use view::View;
 
 use crate::game::{Actor, Game, Lineup, Millis, OptionsError, PlayerId};

@@ -11,6 +11,7 @@ use super::movement::LegalMove;
 use super::options::{Mode, YutOptions};
 use super::state::{Control, Phase, SideId, State};
 use super::throw::{Throw, Toss};
+use super::timeout::Hint;
 use crate::game::{Millis, PlayerId};
 
 /// The game as a viewer sees it (JSON, camelCase, field names of the spec's State).
@@ -65,6 +66,11 @@ pub struct View {
     /// while they must throw).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub legal_moves: Option<Vec<LegalMove>>,
+    /// `hints: true` only, and only for the player to move (absent for everyone else): the move
+    /// `timeoutPolicy` would play for them (`{throwIndex, from, to}`), `null` while they must
+    /// throw.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<Option<Hint>>,
 }
 
 /// A teammate's recommended move, as the team on turn sees it.
@@ -219,6 +225,8 @@ impl State {
             time_up_at: self.time_up_at,
             recommendations: self.recommendations_for(viewer),
             legal_moves: (viewer.is_some() && viewer == to_move).then(|| self.legal_moves()),
+            hint: (self.options.hints && viewer.is_some() && viewer == to_move)
+                .then(|| self.policy_move()),
         }
     }
 
