@@ -57,6 +57,10 @@ pub enum RoomError {
         /// The engine's Korean message.
         message: String,
     },
+    /// A display name that is empty, invisible, too long, or holds control, format or bidi
+    /// characters (see [`super::player_name`]).
+    #[error("이름은 보이는 글자로 1~20자까지 쓸 수 있어요. 제어·서식 문자는 쓸 수 없어요.")]
+    InvalidName,
     /// An `Idempotency-Key` was reused with a different request body.
     #[error("같은 Idempotency-Key로 다른 요청을 보낼 수 없어요.")]
     IdempotencyKeyReused,
@@ -79,6 +83,7 @@ impl RoomError {
             RoomError::InvalidOptions(_) => OptionsError::CODE,
             RoomError::Rule { code, .. } => code,
             RoomError::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
+            RoomError::InvalidName => "INVALID_NAME",
         }
     }
 

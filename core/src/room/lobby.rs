@@ -260,3 +260,13 @@ impl<G: Game> Room<G> {
             .map(|m| m.id.clone())
     }
 }
+
+impl<G: Game> Room<G> {
+    /// Ids of the members whose presence still matters: seated and not gone. A player who left
+    /// the lobby or was kicked has no seat; one who left a running game keeps the seat but can
+    /// no longer authenticate. Stores drop the presence entries of everyone else on save, so
+    /// join/leave cycles cannot grow a room's presence without bound.
+    pub fn present_ids(&self) -> impl Iterator<Item = &PlayerId> {
+        self.seats.iter().filter(|m| !m.left).map(|m| &m.id)
+    }
+}

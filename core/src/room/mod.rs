@@ -13,6 +13,7 @@
 mod any;
 mod error;
 mod lobby;
+mod name;
 mod view;
 
 use std::collections::BTreeMap;
@@ -23,6 +24,7 @@ use sha2::{Digest, Sha256};
 pub use any::{AnyRoom, DecodeError, GameKind};
 pub use error::{ErrorKind, RoomError};
 pub use lobby::{LobbyAction, LobbyEvent, RoomAction, RoomEvent};
+pub use name::{MAX_NAME_BYTES, MAX_NAME_GRAPHEMES, player_name};
 pub use view::{PlayerView, RoomView, Status};
 
 use crate::game::{Actor, Game, Millis, PlayerId, RuleError};
