@@ -21,11 +21,16 @@ pub fn json_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
 }
 
 /// The hash of the `Authorization: Bearer …` token, if the header is there.
-/// A header that is present but not a bearer token is refused.
+/// A header that is present but not a bearer token is refused, and so are two of them: which one
+/// counts would depend on the proxy in front (the first wins in axum, the last in some others).
 pub fn bearer(headers: &HeaderMap) -> Result<Option<TokenHash>, ApiError> {
-    let Some(value) = headers.get(header::AUTHORIZATION) else {
+    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let Some(value) = values.next() else {
         return Ok(None);
     };
+    if values.next().is_some() {
+        return Err(ApiError::DuplicateHeader("Authorization"));
+    }
     let token = value
         .to_str()
         .ok()
