@@ -587,12 +587,18 @@ impl RoomStore for EmbeddedStore {
 
     async fn touch(&self, id: &str, player: &str, now: Millis) -> Result<(), StoreError> {
         let conn = self.conn();
-        conn.prepare_cached(
-            "INSERT INTO presence (room, player, seen) VALUES (?1, ?2, ?3)
+        // Only for a room that exists: a stray row would outlive every purge.
+        let changed = conn
+            .prepare_cached(
+                "INSERT INTO presence (room, player, seen)
+                 SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM rooms WHERE id = ?1)
                  ON CONFLICT (room, player) DO UPDATE SET seen = max(seen, excluded.seen)",
-        )
-        .and_then(|mut st| st.execute(params![id, player, int(now)]))
-        .map_err(unavailable)?;
+            )
+            .and_then(|mut st| st.execute(params![id, player, int(now)]))
+            .map_err(unavailable)?;
+        if changed == 0 {
+            return Err(StoreError::NotFound);
+        }
         self.update_cached(id, |cached| {
             let seen = cached.presence.entry(player.to_owned()).or_insert(now);
             *seen = (*seen).max(now);
