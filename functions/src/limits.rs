@@ -40,7 +40,8 @@ impl Limits {
     /// The defaults, with each `MADANG_LIMIT_*` variable that is set and parses taken instead
     /// (`MADANG_LIMIT_CREATES_PER_MIN`, `MADANG_LIMIT_JOINS_PER_MIN`,
     /// `MADANG_LIMIT_POLLS_PER_CLIENT`, `MADANG_LIMIT_POLLS_TOTAL`,
-    /// `MADANG_LIMIT_HEADER_BYTES`). A value that does not parse is an error, not a silent
+    /// `MADANG_LIMIT_HEADER_BYTES`, and `MADANG_MAX_WAIT_SECS`, which can only lower the
+    /// deployment's longest long-poll). A value that does not parse is an error, not a silent
     /// default: a typo must not open a public server up.
     pub fn with_env(self) -> Result<Self, String> {
         fn var<T: std::str::FromStr>(name: &str, default: T) -> Result<T, String> {
@@ -53,7 +54,7 @@ impl Limits {
             }
         }
         Ok(Limits {
-            max_wait_secs: self.max_wait_secs,
+            max_wait_secs: var("MADANG_MAX_WAIT_SECS", self.max_wait_secs)?.min(self.max_wait_secs),
             creates_per_minute: var("MADANG_LIMIT_CREATES_PER_MIN", self.creates_per_minute)?,
             joins_per_minute: var("MADANG_LIMIT_JOINS_PER_MIN", self.joins_per_minute)?,
             polls_per_client: var("MADANG_LIMIT_POLLS_PER_CLIENT", self.polls_per_client)?,

@@ -151,7 +151,15 @@ mod tests {
 
     #[test]
     fn invisible_names_are_refused() {
-        for raw in ["", "   ", "\u{3164}", "\u{3164}\u{3164}", "\u{2800}", "\u{200D}", "\u{FE0F}"] {
+        for raw in [
+            "",
+            "   ",
+            "\u{3164}",
+            "\u{3164}\u{3164}",
+            "\u{2800}",
+            "\u{200D}",
+            "\u{FE0F}",
+        ] {
             refused(raw);
         }
     }
