@@ -240,7 +240,7 @@ fn background(shared: Arc<Shared>, checkpointer: Connection, wal: PathBuf, stop:
             // WAL starts over; the sweeper's reads are short and the busy timeout waits them out.
             let conn = shared.conn();
             conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
-        } else if checks % PASSIVE_EVERY_CHECKS == 0 {
+        } else if checks.is_multiple_of(PASSIVE_EVERY_CHECKS) {
             // PASSIVE: copy what it can without waiting for readers or the writer.
             checkpointer.execute_batch("PRAGMA wal_checkpoint(PASSIVE);")
         } else {
