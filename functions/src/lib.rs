@@ -9,7 +9,7 @@
 //! - [`service`]: the one straight path of a request — load, catch up, apply, conditional save.
 //! - [`error`]: [`ApiError`] and its RFC 9457 problem+json rendering.
 //! - [`limits`]: per-client rate and long-poll limits, header size, JSON-only bodies.
-//! - [`serve`]: the bounded TCP serve loop of the local server and the tests (timeouts,
+//! - [`mod@serve`]: the bounded TCP serve loop of the local server and the tests (timeouts,
 //!   connection cap, graceful shutdown).
 //! - [`sweeper`]: fires overdue timeouts of rooms nobody is polling.
 //! - [`telemetry`]: tracing setup (JSON on Lambda, human-readable locally).

@@ -3,7 +3,7 @@
 //!
 //! All of it runs in one middleware, [`guard`], in front of every route, the same on the local
 //! server and on Lambda. The client address comes from the socket locally (axum's
-//! [`ConnectInfo`], set by [`crate::serve`]) and from the request context on Lambda (API
+//! [`ConnectInfo`], set by [`crate::serve()`]) and from the request context on Lambda (API
 //! Gateway's `sourceIp`). IPv6 addresses count per /64, the block one subscriber usually holds.
 //!
 //! Counting is per process. Locally that is the whole server; on Lambda every instance counts
