@@ -96,13 +96,15 @@ fn key_of(ip: IpAddr) -> IpAddr {
 /// The client address of a request: the socket's peer (local server), else API Gateway's
 /// `sourceIp` (Lambda).
 pub fn client_of(request: &Request) -> ClientKey {
-    if let Some(ConnectInfo(addr)) = request.extensions().get::<ConnectInfo<SocketAddr>>() {
+    client_in(request.extensions())
+}
+
+/// [`client_of`], from a request's extensions (for extractors, which see only the parts).
+pub fn client_in(extensions: &axum::http::Extensions) -> ClientKey {
+    if let Some(ConnectInfo(addr)) = extensions.get::<ConnectInfo<SocketAddr>>() {
         return Some(key_of(addr.ip()));
     }
-    match request
-        .extensions()
-        .get::<lambda_http::request::RequestContext>()
-    {
+    match extensions.get::<lambda_http::request::RequestContext>() {
         Some(lambda_http::request::RequestContext::ApiGatewayV2(ctx)) => ctx
             .http
             .source_ip

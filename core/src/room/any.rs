@@ -63,7 +63,8 @@ macro_rules! with_room {
 
 /// The first byte of every stored room: bump it when the stored layout changes incompatibly.
 // 2: 윷놀이 options and state gained the rules page's house rules (ruling Y16).
-const FORMAT: u8 = 2;
+// 3: members carry the hash of the address they joined from; rooms the kicked ones (`barred`).
+const FORMAT: u8 = 3;
 
 /// A stored room that cannot be read back.
 #[derive(Debug, thiserror::Error)]

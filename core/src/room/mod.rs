@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 
 pub use any::{AnyRoom, DecodeError, GameKind};
 pub use error::{ErrorKind, RoomError};
-pub use lobby::{LobbyAction, LobbyEvent, RoomAction, RoomEvent};
+pub use lobby::{LobbyAction, LobbyEvent, MAX_BARRED, RoomAction, RoomEvent, client_hash};
 pub use name::{MAX_NAME_BYTES, MAX_NAME_GRAPHEMES, player_name};
 pub use view::{PlayerView, RoomView, Status};
 
@@ -80,6 +80,8 @@ pub struct Member {
     pub joined_at: Millis,
     /// They left a running game: the seat stays (the game knows it), the token no longer works.
     pub left: bool,
+    /// [`client_hash`] of the address they joined from (0: unknown). Kicking them bars it.
+    pub client: u64,
 }
 
 /// The first answer to a request that carried an `Idempotency-Key`, kept so that a retry gets
@@ -123,6 +125,9 @@ pub struct Room<G: Game> {
     pub next_player_no: u32,
     /// Recent first answers for `Idempotency-Key` retries, oldest first.
     pub answers: Vec<Answer>,
+    /// [`client_hash`]es of kicked players, newest last, at most [`MAX_BARRED`]: joins from
+    /// them are refused, so a kicked player cannot simply join again.
+    pub barred: Vec<u64>,
 }
 
 impl<G: Game> Clone for Room<G> {
@@ -139,6 +144,7 @@ impl<G: Game> Clone for Room<G> {
             updated_at: self.updated_at,
             next_player_no: self.next_player_no,
             answers: self.answers.clone(),
+            barred: self.barred.clone(),
         }
     }
 }
@@ -156,6 +162,7 @@ impl<G: Game> PartialEq for Room<G> {
             && self.updated_at == other.updated_at
             && self.next_player_no == other.next_player_no
             && self.answers == other.answers
+            && self.barred == other.barred
     }
 }
 
@@ -196,8 +203,9 @@ impl<G: Game> Room<G> {
             updated_at: now,
             next_player_no: 1,
             answers: Vec::new(),
+            barred: Vec::new(),
         };
-        let host = room.seat_new_member(host_name, host_token, now);
+        let host = room.seat_new_member(host_name, host_token, 0, now);
         room.host = host.clone();
         room.version = 1;
         Ok((room, host))
@@ -225,25 +233,47 @@ impl<G: Game> Room<G> {
         self.seats.iter().find(|m| &m.id == id)
     }
 
-    /// Takes a new player into the lobby, in the next free seat.
+    /// Takes a new player into the lobby, in the next free seat, from an unknown address.
     pub fn join(
         &mut self,
         name: String,
         token: TokenHash,
         now: Millis,
     ) -> Result<PlayerId, RoomError> {
+        self.join_from(name, token, 0, now)
+    }
+
+    /// Takes a new player into the lobby from the address whose [`client_hash`] is `client`
+    /// (0: unknown); refused with [`RoomError::Kicked`] if a player kicked from this room came
+    /// from it.
+    pub fn join_from(
+        &mut self,
+        name: String,
+        token: TokenHash,
+        client: u64,
+        now: Millis,
+    ) -> Result<PlayerId, RoomError> {
+        if client != 0 && self.barred.contains(&client) {
+            return Err(RoomError::Kicked);
+        }
         if self.game.is_some() {
             return Err(RoomError::AlreadyStarted);
         }
         if self.seats.len() >= G::max_players(&self.options) {
             return Err(RoomError::RoomFull);
         }
-        let id = self.seat_new_member(name, token, now);
+        let id = self.seat_new_member(name, token, client, now);
         self.accept(now);
         Ok(id)
     }
 
-    fn seat_new_member(&mut self, name: String, token: TokenHash, now: Millis) -> PlayerId {
+    fn seat_new_member(
+        &mut self,
+        name: String,
+        token: TokenHash,
+        client: u64,
+        now: Millis,
+    ) -> PlayerId {
         let id = PlayerId::new(format!("p{}", self.next_player_no));
         self.next_player_no += 1;
         self.seats.push(Member {
@@ -252,6 +282,7 @@ impl<G: Game> Room<G> {
             token,
             joined_at: now,
             left: false,
+            client,
         });
         id
     }

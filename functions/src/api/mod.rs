@@ -23,7 +23,7 @@ use tracing::Instrument;
 use crate::app::App;
 use crate::error::ApiError;
 use crate::limits::{self, Guard};
-pub use extract::MAX_BODY_BYTES;
+pub use extract::{Client, MAX_BODY_BYTES};
 pub use openapi::OPENAPI_JSON;
 
 /// Declares the routes once: builds the router and the list of `(method, path)` pairs.
