@@ -32,6 +32,10 @@ FUNCTIONS = {
 API_ACTIONS = {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}
 SWEEPER_TABLE_ACTIONS = {"dynamodb:GetItem", "dynamodb:UpdateItem"}
 SWEEPER_INDEX_ACTIONS = {"dynamodb:Query"}
+# Routes with their own, lower throttle: the most of the default rate each may have.
+THROTTLED_ROUTES = {"POST /rooms": 0.1, "POST /rooms/{id}/players": 0.2}
+# Response headers the API documents (README, openapi.json) that browsers must be able to read.
+EXPOSED_HEADERS = {"ETag", "Idempotent-Replayed", "Retry-After"}
 PSEUDO = {
     "AWS::AccountId", "AWS::NotificationARNs", "AWS::NoValue", "AWS::Partition",
     "AWS::Region", "AWS::StackId", "AWS::StackName", "AWS::URLSuffix",
@@ -156,7 +160,9 @@ def check(t):
         expect(meta.get("BuildMethod") == "rust-cargolambda", f"{fn}: BuildMethod must be rust-cargolambda")
         expect(meta.get("BuildProperties", {}).get("Binary") == binary,
                f"{fn}: BuildProperties.Binary must be {binary}")
-        env = (prop(fn, "Environment") or {}).get("Variables", {})
+        # SAM merges a function's variables over the Globals' ones.
+        env = dict((globals_fn.get("Environment") or {}).get("Variables", {}))
+        env.update((res.get("Properties", {}).get("Environment") or {}).get("Variables", {}))
         table_ref = env.get("MADANG_TABLE")
         expect(isinstance(table_ref, Tag) and table_ref.name == "Ref" and table_ref.value == "RoomsTable",
                f"{fn}: MADANG_TABLE must be !Ref RoomsTable")
@@ -235,6 +241,33 @@ def check(t):
     expect(table.get("PointInTimeRecoverySpecification", {}).get("PointInTimeRecoveryEnabled") is True,
            "point-in-time recovery must be enabled")
 
+    # Abuse bounds (issue 10): reserved concurrency for both functions, so long-polls can
+    # neither take the account's whole concurrency nor starve the sweeper; room creation and
+    # joins throttled on routes of their own, far below the default; every documented response
+    # header exposed to browsers.
+    def number(value):
+        if isinstance(value, Tag) and value.name == "Ref":
+            value = parameters.get(value.value, {}).get("Default")
+        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    for fn in FUNCTIONS:
+        reserved = number(resources.get(fn, {}).get("Properties", {}).get("ReservedConcurrentExecutions"))
+        expect(reserved is not None and reserved >= 1, f"{fn}: needs ReservedConcurrentExecutions ≥ 1")
+    default_rate = number(throttling.get("ThrottlingRateLimit"))
+    route_settings = api_props.get("RouteSettings", {}) or {}
+    routes = {f'{e.get("Properties", {}).get("Method", "").upper()} {e.get("Properties", {}).get("Path")}'
+              for e in api_events.values() if e.get("Type") == "HttpApi"}
+    for key, share in THROTTLED_ROUTES.items():
+        settings = route_settings.get(key, {})
+        rate = number(settings.get("ThrottlingRateLimit"))
+        expect(rate is not None and default_rate is not None and rate <= default_rate * share,
+               f"RouteSettings[{key!r}] needs a ThrottlingRateLimit at most {share:.0%} of the default")
+        expect(number(settings.get("ThrottlingBurstLimit")) is not None,
+               f"RouteSettings[{key!r}] needs a ThrottlingBurstLimit")
+        expect(key in routes, f"RouteSettings[{key!r}] names no route: ApiFunction needs that HttpApi event")
+    exposed = set(api_props.get("CorsConfiguration", {}).get("ExposeHeaders", []) or [])
+    expect(EXPOSED_HEADERS <= exposed, f"CORS ExposeHeaders must include {sorted(EXPOSED_HEADERS)}")
+
     outputs = t.get("Outputs", {})
     expect({"ApiUrl", "TableName"} <= set(outputs), "Outputs must include ApiUrl and TableName")
     return fails
@@ -261,6 +294,13 @@ def self_test(t):
         "broad policy template": lambda x: fn(x, "SweeperFunction")["Properties"]["Policies"].append(
             {"DynamoDBCrudPolicy": {"TableName": Tag("Ref", "RoomsTable")}}),
         "GSI attribute undefined": lambda x: fn(x, "RoomsTable")["Properties"]["AttributeDefinitions"].pop(),
+        "sweeper without reserved concurrency": lambda x: fn(x, "SweeperFunction")["Properties"].pop(
+            "ReservedConcurrentExecutions"),
+        "room creation throttled like actions": lambda x: fn(x, "HttpApi")["Properties"]["RouteSettings"][
+            "POST /rooms"].__setitem__("ThrottlingRateLimit", Tag("Ref", "ThrottlingRateLimit")),
+        "throttled route without its event": lambda x: fn(x, "ApiFunction")["Properties"]["Events"].pop("JoinRoom"),
+        "Retry-After hidden from browsers": lambda x: fn(x, "HttpApi")["Properties"]["CorsConfiguration"][
+            "ExposeHeaders"].remove("Retry-After"),
     }
     missed = []
     for name, breakage in breakages.items():

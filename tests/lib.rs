@@ -15,7 +15,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use madang_functions::{App, RoomStore, router, sweeper};
+use madang_functions::app::Limits;
+use madang_functions::{App, RoomStore, ServeConfig, router, sweeper};
 use madang_infra::EmbeddedStore;
 use madang_infra::contract::fresh_id;
 use reqwest::StatusCode;
@@ -61,10 +62,16 @@ pub async fn spawn_app() -> TestApp {
     }
 }
 
+/// The limits the suites run under: the public defaults without the per-client ones, since
+/// every test client is 127.0.0.1 (the abuse suite checks the defaults themselves).
+pub fn test_limits() -> Limits {
+    Limits::default().trusted()
+}
+
 /// Starts the API over any store (the DynamoDB suites use this), with a background sweeper
 /// every 100 ms.
 pub async fn spawn_app_on<S: RoomStore>(store: Arc<S>) -> TestApp {
-    let app = App::new(store).with_dev(true);
+    let app = App::new(store).with_dev(true).with_limits(test_limits());
     let sweeping = app.clone();
     tokio::spawn(async move {
         loop {
@@ -79,14 +86,25 @@ pub async fn spawn_app_on<S: RoomStore>(store: Arc<S>) -> TestApp {
 /// clock, to sweep at chosen moments). For measurements: a sweeper polling in the background
 /// would mix its reads into every figure; the caller runs `sweeper::sweep` itself instead.
 pub async fn spawn_app_unswept<S: RoomStore>(store: Arc<S>) -> (TestApp, App<S>) {
-    let app = App::new(store).with_dev(true);
+    let app = App::new(store).with_dev(true).with_limits(test_limits());
     (serve(app.clone()).await, app)
 }
 
+/// Serves `app` on 127.0.0.1 port 0 with the library's serve loop — the one `madang` runs, with
+/// its timeouts and connection cap — until the test's runtime ends.
 async fn serve<S: RoomStore>(app: App<S>) -> TestApp {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr: SocketAddr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router(app)).await.unwrap() });
+    let config = ServeConfig {
+        // The 64-client races open more connections at once than a phone ever would.
+        max_connections: 4_096,
+        ..ServeConfig::default()
+    };
+    tokio::spawn(async move {
+        madang_functions::serve(router(app), listener, config, std::future::pending())
+            .await
+            .unwrap()
+    });
     TestApp {
         base: format!("http://{addr}"),
         http: reqwest::Client::new(),

@@ -30,17 +30,36 @@ impl Clock {
     }
 }
 
-/// Limits of the deployment the router runs in.
-#[derive(Clone, Copy, Debug)]
+/// Limits of the deployment the router runs in. The defaults are safe for a public deployment;
+/// [`Limits::with_env`] reads the `MADANG_LIMIT_*` overrides (README, "Configuration") and
+/// [`Limits::trusted`] lifts the per-client ones for tests. Enforced by [`crate::limits`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Longest long-poll wait, in seconds. 25 locally; 20 on Lambda (API Gateway cuts at 30 s,
     /// and a DynamoDB poll loop needs headroom).
     pub max_wait_secs: u64,
+    /// Rooms one client address may create per minute (0: no limit).
+    pub creates_per_minute: u32,
+    /// Joins one client address may make per minute, over all rooms (0: no limit).
+    pub joins_per_minute: u32,
+    /// Long-polls one client address may hold open at once (0: no limit).
+    pub polls_per_client: u32,
+    /// Long-polls the process holds open at once, from everyone (0: no limit).
+    pub polls_total: u32,
+    /// The largest request header block accepted, in bytes (names, values and line ends).
+    pub max_header_bytes: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_wait_secs: 25 }
+        Limits {
+            max_wait_secs: 25,
+            creates_per_minute: 10,
+            joins_per_minute: 30,
+            polls_per_client: 8,
+            polls_total: 2_000,
+            max_header_bytes: 16 * 1024,
+        }
     }
 }
 

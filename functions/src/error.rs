@@ -43,6 +43,38 @@ pub enum ApiError {
         /// Korean message.
         message: String,
     },
+    /// Too many requests of one kind from one client address (429, with `Retry-After`).
+    #[error("요청이 너무 잦아요. {retry_after_secs}초 뒤에 다시 해 주세요.")]
+    RateLimited {
+        /// Seconds until the next request of this kind is accepted.
+        retry_after_secs: u64,
+    },
+    /// Too many long-polls open at once, from this client or in total (429).
+    #[error("기다리는 요청이 너무 많아요. 잠시 뒤에 다시 해 주세요.")]
+    TooManyPolls,
+    /// The request's header block is over the limit (431).
+    #[error("요청 헤더가 너무 커요.")]
+    HeadersTooLarge,
+    /// A body that is not JSON (415): only `application/json` (or `+json`) is read.
+    #[error("본문은 Content-Type: application/json으로 보내 주세요.")]
+    UnsupportedMediaType,
+    /// A header that must appear once came more than once.
+    #[error("{0} 헤더는 한 번만 보내 주세요.")]
+    DuplicateHeader(&'static str),
+    /// The request took longer than the server allows (408).
+    #[error("요청이 너무 오래 걸렸어요.")]
+    Timeout,
+    /// An answer of the HTTP layer itself (no such route, wrong method, undecodable path…),
+    /// turned into problem+json by the router's last layer.
+    #[error("{detail}")]
+    Http {
+        /// The status the layer chose.
+        status: StatusCode,
+        /// Stable code.
+        code: &'static str,
+        /// Korean message.
+        detail: &'static str,
+    },
     /// The store failed in a retryable way.
     #[error("잠시 후 다시 시도해 주세요.")]
     Unavailable(#[source] StoreError),
@@ -96,6 +128,18 @@ impl ApiError {
                 e.code(),
             ),
             ApiError::Invalid { code, .. } => (StatusCode::UNPROCESSABLE_ENTITY, code),
+            ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED"),
+            ApiError::TooManyPolls => (StatusCode::TOO_MANY_REQUESTS, "TOO_MANY_POLLS"),
+            ApiError::HeadersTooLarge => (
+                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                "HEADERS_TOO_LARGE",
+            ),
+            ApiError::UnsupportedMediaType => {
+                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE")
+            }
+            ApiError::DuplicateHeader(_) => (StatusCode::BAD_REQUEST, "DUPLICATE_HEADER"),
+            ApiError::Timeout => (StatusCode::REQUEST_TIMEOUT, "REQUEST_TIMEOUT"),
+            ApiError::Http { status, code, .. } => (*status, code),
             ApiError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "STORE_UNAVAILABLE"),
             ApiError::Busy => (StatusCode::SERVICE_UNAVAILABLE, "ROOM_BUSY"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL"),
@@ -119,7 +163,7 @@ impl IntoResponse for ApiError {
             "code": code,
             "detail": self.to_string(),
         });
-        match self {
+        match &self {
             // The rare path: parse the pre-rendered view back to embed it (it was rendered by
             // serde_json a moment ago, so it parses).
             ApiError::VersionConflict { room } => {
@@ -135,10 +179,15 @@ impl IntoResponse for ApiError {
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/problem+json"),
         );
-        if status == StatusCode::SERVICE_UNAVAILABLE {
+        let retry_after = match self {
+            ApiError::RateLimited { retry_after_secs } => Some(retry_after_secs.max(1)),
+            ApiError::TooManyPolls | ApiError::Unavailable(_) => Some(1),
+            _ => None,
+        };
+        if let Some(secs) = retry_after {
             response
                 .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
         response
     }

@@ -26,6 +26,8 @@ pub struct StoredRoom {
     pub expires_at: Millis,
     /// When each player was last seen (player id → epoch ms). Filled by `load`; written only by
     /// `create` and `touch`, never by `save_if_version`, so polling costs no versioned write.
+    /// A save may drop the entries of players the saved room no longer seats (they left or were
+    /// kicked), which keeps presence bounded by the seats.
     pub presence: BTreeMap<String, Millis>,
     /// What the store's due index held when the room was loaded. Stores that index lazily (to
     /// keep index writes rare) use it to decide whether the index must move; others ignore it.
@@ -74,7 +76,8 @@ pub trait RoomStore: Send + Sync + 'static {
     ) -> impl Future<Output = Result<StoredRoom, StoreError>> + Send;
 
     /// Replaces the room if its stored version is still `expected`; otherwise `VersionConflict`.
-    /// Presence is left as stored.
+    /// Presence is left as stored, except that entries of players the saved room no longer
+    /// seats may go (the embedded store drops them; see [`madang_core::room::Room::present_ids`]).
     fn save_if_version(
         &self,
         room: &StoredRoom,
@@ -106,7 +109,9 @@ pub trait RoomStore: Send + Sync + 'static {
         timeout: Duration,
     ) -> impl Future<Output = Result<Option<StoredRoom>, StoreError>> + Send;
 
-    /// Records that `player` was seen at `now`, without touching the version.
+    /// Records that `player` was seen at `now`, without touching the version. Never moves an
+    /// entry back: a `now` older than the stored one changes nothing (and is not an error).
+    /// A missing room is `NotFound`.
     fn touch(
         &self,
         id: &str,

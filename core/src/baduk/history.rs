@@ -162,7 +162,8 @@ impl<'a> BitReader<'a> {
     /// Whether only the zero padding of the last byte is left.
     fn rest_is_padding(&self) -> bool {
         let last = self.at.div_ceil(8);
-        last == self.bytes.len() && (self.at.is_multiple_of(8) || self.bytes[last - 1] >> (self.at % 8) == 0)
+        last == self.bytes.len()
+            && (self.at.is_multiple_of(8) || self.bytes[last - 1] >> (self.at % 8) == 0)
     }
 }
 

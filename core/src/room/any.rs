@@ -65,7 +65,9 @@ macro_rules! with_room {
 // 2: 윷놀이 options and state gained the rules page's house rules (ruling Y16).
 // 3: the generator's salt (rngCommitment), 윷놀이 `hints`, 바둑 moves bit-packed (9 bits a move
 //    on 19×19 instead of 16).
-pub const FORMAT: u8 = 3;
+// 4: members carry the hash of the address they joined from; rooms the kicked ones (`barred`);
+//    the ledger of recent request ids and per-player keyed answers.
+pub const FORMAT: u8 = 4;
 
 /// A stored room that cannot be read back.
 #[derive(Debug, thiserror::Error)]

@@ -71,6 +71,17 @@ impl<O> TryFrom<WireLobby<O>> for LobbyAction<O> {
     }
 }
 
+/// How many kicked addresses a room remembers (8 bytes each in the stored room): a host who
+/// kicks more than this many people has bigger problems than the ninth coming back.
+pub const MAX_BARRED: usize = 8;
+
+/// The hash a room keeps of a client address (`addr`: its bytes, e.g. an IPv4 address's four
+/// or an IPv6 /64 prefix's eight), salted with the room id so that the stored value identifies
+/// nobody outside the room. Never 0 (0 means "unknown").
+pub fn client_hash(room_id: &str, addr: &[u8]) -> u64 {
+    super::digest64(&[b"client", room_id.as_bytes(), addr]).max(1)
+}
+
 const LOBBY_TYPES: [&str; 5] = ["setOptions", "moveSeat", "start", "leave", "kick"];
 
 /// One action sent to `POST /rooms/{id}/actions`: a lobby action or one of the game's.
@@ -261,7 +272,12 @@ impl<G: Game> Room<G> {
                     return Err(RoomError::CannotKickSelf);
                 }
                 let seat = self.seat_of(&player_id).ok_or(RoomError::UnknownPlayer)?;
-                self.seats.remove(seat);
+                let kicked = self.seats.remove(seat);
+                if kicked.client != 0 && !self.barred.contains(&kicked.client) {
+                    self.barred.push(kicked.client);
+                    let excess = self.barred.len().saturating_sub(MAX_BARRED);
+                    self.barred.drain(..excess);
+                }
                 vec![LobbyEvent::Kicked { player_id }]
             }
         };
@@ -319,5 +335,87 @@ impl<G: Game> Room<G> {
             .map(|i| &self.seats[(start + i) % n.max(1)])
             .find(|m| !m.left)
             .map(|m| m.id.clone())
+    }
+}
+
+impl<G: Game> Room<G> {
+    /// Ids of the members whose presence still matters: seated and not gone. A player who left
+    /// the lobby or was kicked has no seat; one who left a running game keeps the seat but can
+    /// no longer authenticate. Stores drop the presence entries of everyone else on save, so
+    /// join/leave cycles cannot grow a room's presence without bound.
+    pub fn present_ids(&self) -> impl Iterator<Item = &PlayerId> {
+        self.seats.iter().filter(|m| !m.left).map(|m| &m.id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::GameRng;
+    use crate::room::TokenHash;
+    use crate::yut::Yut;
+
+    #[test]
+    fn a_kicked_player_cannot_rejoin_from_the_same_address() {
+        let (mut room, host) = Room::<Yut>::create(
+            "r".into(),
+            "방장".into(),
+            TokenHash::of("h"),
+            Default::default(),
+            GameRng::seed_from_u64(1),
+            0,
+        )
+        .unwrap();
+        let pest = client_hash("r", &[10, 0, 0, 9]);
+        let friend = client_hash("r", &[10, 0, 0, 7]);
+        let p2 = room
+            .join_from("손님".into(), TokenHash::of("a"), pest, 1)
+            .unwrap();
+        room.act(
+            &host,
+            RoomAction::Lobby(LobbyAction::Kick { player_id: p2 }),
+            2,
+        )
+        .unwrap();
+        assert_eq!(
+            room.join_from("손님2".into(), TokenHash::of("b"), pest, 3),
+            Err(RoomError::Kicked)
+        );
+        assert!(
+            room.join_from("친구".into(), TokenHash::of("c"), friend, 4)
+                .is_ok()
+        );
+        // The hash is per room: the same address elsewhere is a stranger.
+        assert_ne!(client_hash("other", &[10, 0, 0, 9]), pest);
+        assert_eq!(room.barred, vec![pest]);
+    }
+
+    #[test]
+    fn a_room_remembers_a_bounded_number_of_kicked_addresses() {
+        let (mut room, host) = Room::<Yut>::create(
+            "r".into(),
+            "방장".into(),
+            TokenHash::of("h"),
+            Default::default(),
+            GameRng::seed_from_u64(1),
+            0,
+        )
+        .unwrap();
+        for i in 0..(MAX_BARRED as u8 + 3) {
+            let p = room
+                .join_from("손님".into(), TokenHash::of("x"), client_hash("r", &[i]), 1)
+                .unwrap();
+            room.act(
+                &host,
+                RoomAction::Lobby(LobbyAction::Kick { player_id: p }),
+                2,
+            )
+            .unwrap();
+        }
+        assert_eq!(room.barred.len(), MAX_BARRED);
+        assert!(
+            room.join_from("첫째".into(), TokenHash::of("y"), client_hash("r", &[0]), 3)
+                .is_ok()
+        );
     }
 }

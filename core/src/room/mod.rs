@@ -14,6 +14,7 @@ mod any;
 mod error;
 mod ledger;
 mod lobby;
+mod name;
 mod view;
 
 use std::collections::BTreeMap;
@@ -24,7 +25,10 @@ use sha2::{Digest, Sha256};
 pub use any::{AnyRoom, DecodeError, FORMAT, GameKind};
 pub use error::{ErrorKind, RoomError};
 pub use ledger::{ANSWERS_PER_PLAYER, Answer, Ledger, RECENT_REQUESTS, RequestId};
-pub use lobby::{AnyAction, LobbyAction, LobbyEvent, Pick, RoomAction, RoomEvent};
+pub use lobby::{
+    AnyAction, LobbyAction, LobbyEvent, MAX_BARRED, Pick, RoomAction, RoomEvent, client_hash,
+};
+pub use name::{MAX_NAME_BYTES, MAX_NAME_GRAPHEMES, player_name};
 pub use view::{PlayerView, ResultView, RoomView, Status};
 
 use crate::game::{Actor, Game, Millis, PlayerId, RuleError};
@@ -77,6 +81,8 @@ pub struct Member {
     pub joined_at: Millis,
     /// They left a running game: the seat stays (the game knows it), the token no longer works.
     pub left: bool,
+    /// [`client_hash`] of the address they joined from (0: unknown). Kicking them bars it.
+    pub client: u64,
 }
 
 /// A room of game `G`. (`Clone`, `PartialEq` and `Debug` are written out below: derives would
@@ -106,6 +112,9 @@ pub struct Room<G: Game> {
     pub next_player_no: u32,
     /// Recent requests and keyed answers, so that none is applied twice.
     pub ledger: Ledger,
+    /// [`client_hash`]es of kicked players, newest last, at most [`MAX_BARRED`]: joins from
+    /// them are refused, so a kicked player cannot simply join again.
+    pub barred: Vec<u64>,
 }
 
 impl<G: Game> Clone for Room<G> {
@@ -122,6 +131,7 @@ impl<G: Game> Clone for Room<G> {
             updated_at: self.updated_at,
             next_player_no: self.next_player_no,
             ledger: self.ledger.clone(),
+            barred: self.barred.clone(),
         }
     }
 }
@@ -139,6 +149,7 @@ impl<G: Game> PartialEq for Room<G> {
             && self.updated_at == other.updated_at
             && self.next_player_no == other.next_player_no
             && self.ledger == other.ledger
+            && self.barred == other.barred
     }
 }
 
@@ -179,8 +190,9 @@ impl<G: Game> Room<G> {
             updated_at: now,
             next_player_no: 1,
             ledger: Ledger::default(),
+            barred: Vec::new(),
         };
-        let host = room.seat_new_member(host_name, host_token, now);
+        let host = room.seat_new_member(host_name, host_token, 0, now);
         room.host = host.clone();
         room.version = 1;
         Ok((room, host))
@@ -208,21 +220,37 @@ impl<G: Game> Room<G> {
         self.seats.iter().find(|m| &m.id == id)
     }
 
-    /// Takes a new player into the lobby, in the next free seat. A lobby whose host is gone (the
-    /// last member left) gets the joiner as its host: a lobby always has a host who is in it.
+    /// Takes a new player into the lobby, in the next free seat, from an unknown address.
     pub fn join(
         &mut self,
         name: String,
         token: TokenHash,
         now: Millis,
     ) -> Result<PlayerId, RoomError> {
+        self.join_from(name, token, 0, now)
+    }
+
+    /// Takes a new player into the lobby from the address whose [`client_hash`] is `client`
+    /// (0: unknown); refused with [`RoomError::Kicked`] if a player kicked from this room came
+    /// from it. A lobby whose host is gone (the last member left) gets the joiner as its host: a
+    /// lobby always has a host who is in it.
+    pub fn join_from(
+        &mut self,
+        name: String,
+        token: TokenHash,
+        client: u64,
+        now: Millis,
+    ) -> Result<PlayerId, RoomError> {
+        if client != 0 && self.barred.contains(&client) {
+            return Err(RoomError::Kicked);
+        }
         if self.game.is_some() {
             return Err(RoomError::AlreadyStarted);
         }
         if self.seats.len() >= G::max_players(&self.options) {
             return Err(RoomError::RoomFull);
         }
-        let id = self.seat_new_member(name, token, now);
+        let id = self.seat_new_member(name, token, client, now);
         if self.member(&self.host).is_none() {
             self.host = id.clone();
         }
@@ -230,7 +258,13 @@ impl<G: Game> Room<G> {
         Ok(id)
     }
 
-    fn seat_new_member(&mut self, name: String, token: TokenHash, now: Millis) -> PlayerId {
+    fn seat_new_member(
+        &mut self,
+        name: String,
+        token: TokenHash,
+        client: u64,
+        now: Millis,
+    ) -> PlayerId {
         let id = PlayerId::new(format!("p{}", self.next_player_no));
         self.next_player_no += 1;
         self.seats.push(Member {
@@ -239,6 +273,7 @@ impl<G: Game> Room<G> {
             token,
             joined_at: now,
             left: false,
+            client,
         });
         id
     }
@@ -412,6 +447,17 @@ impl<G: Game> Room<G> {
                 Status::Finished => FINISHED_TTL_MS,
             }
     }
+}
+
+/// A stable 64-bit digest (SHA-256, first 8 bytes) of `parts`, each length-prefixed.
+pub fn digest64(parts: &[&[u8]]) -> u64 {
+    let mut h = Sha256::new();
+    for part in parts {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part);
+    }
+    let d = h.finalize();
+    u64::from_le_bytes([d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]])
 }
 
 /// A stable 32-bit digest (SHA-256, first 4 bytes) of `bytes`, for idempotency keys and bodies.

@@ -9,7 +9,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::ApiError;
-use crate::service::{ActionRequest, Idempotency, NewRoom, RoomOptions, seat::player_name};
+use madang_core::room::player_name;
+
+use crate::service::{ActionRequest, Idempotency, NewRoom, RoomOptions};
 
 /// `POST /rooms` body.
 #[derive(Debug, Deserialize)]

@@ -15,11 +15,12 @@ use serde_json::Value;
 use serde_json::json;
 use serde_json::value::RawValue;
 
-use super::extract::{bearer, idempotency_key, json_body};
+use super::extract::{Client, bearer, idempotency_key, json_body};
 use super::requests::{ActionBody, CreateBody, JoinBody, idempotency};
 use crate::app::App;
 use crate::error::ApiError;
-use crate::service::{self, Read, seat::player_name};
+use crate::service::{self, Read};
+use madang_core::room::player_name;
 
 /// The body, or why it could not be read (over the size limit → 413).
 fn body_of(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
@@ -78,11 +79,13 @@ struct ActedBody<'a> {
 pub async fn join<S: RoomStore>(
     State(app): State<App<S>>,
     Path(id): Path<String>,
+    client: Client,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     record("room_id", id.as_str());
     let request: JoinBody = json_body(&body_of(body)?)?;
-    let seated = service::join_room(&app, &id, player_name(&request.name)?).await?;
+    let name = player_name(&request.name)?;
+    let seated = service::join_room(&app, &id, name, client.hash_for(&id)).await?;
     let body = SeatedBody {
         room_id: None,
         player_id: &seated.player_id,

@@ -45,18 +45,6 @@ pub struct Seated {
     pub room: Box<RawValue>,
 }
 
-/// Checks a display name: trimmed, 1–20 characters.
-pub fn player_name(name: &str) -> Result<String, ApiError> {
-    let name = name.trim();
-    if name.is_empty() || name.chars().count() > 20 {
-        return Err(ApiError::Invalid {
-            code: "INVALID_NAME",
-            message: "이름은 1~20자로 해 주세요.".into(),
-        });
-    }
-    Ok(name.to_owned())
-}
-
 /// URL-safe base64 without padding: compact, unguessable ids and tokens.
 fn base64url(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -136,11 +124,13 @@ pub async fn create_room<S: RoomStore>(app: &App<S>, new: NewRoom) -> Result<Sea
     })
 }
 
-/// Takes a new player into a lobby.
+/// Takes a new player into a lobby. `client` is the room-salted hash of the joiner's address
+/// (0: unknown): a player kicked from this room cannot join it again from there.
 pub async fn join_room<S: RoomStore>(
     app: &App<S>,
     id: &str,
     name: String,
+    client: u64,
 ) -> Result<Seated, ApiError> {
     // Drawn once: a join redone after a conflict seats the same token, and a join whose save
     // landed unconfirmed is recognised by the request id.
@@ -151,7 +141,8 @@ pub async fn join_room<S: RoomStore>(
         Target::Load(id),
         new_request_id()?,
         |loaded, _, now| {
-            let player = with_room!(&mut loaded.room, r => r.join(name.clone(), hash, now))?;
+            let player =
+                with_room!(&mut loaded.room, r => r.join_from(name.clone(), hash, client, now))?;
             loaded.see(&player, now);
             Ok(player)
         },

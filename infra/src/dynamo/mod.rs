@@ -469,22 +469,32 @@ impl RoomStore for DynamoStore {
     async fn touch(&self, id: &str, player: &str, now: Millis) -> Result<(), StoreError> {
         // Only this player's entry of `p`: no version, no body, so a touch never conflicts with
         // a save, and a save (which never writes `p`) never undoes a touch. The player id is a
-        // name placeholder because ids may hold characters a document path cannot.
+        // name placeholder because ids may hold characters a document path cannot. The entry
+        // only moves forward: two requests of one player can finish out of order, and the
+        // older must not make the player look disconnected earlier than they were.
         let sent = self
             .client
             .update_item()
             .table_name(&self.table)
             .key(ID, string(id))
             .update_expression("SET p.#player = :now")
-            .condition_expression("attribute_exists(id)")
+            .condition_expression(
+                "attribute_exists(id) AND (attribute_not_exists(p.#player) OR p.#player < :now)",
+            )
             .expression_attribute_names("#player", player)
             .expression_attribute_values(":now", item::number(now))
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .set_return_consumed_capacity(self.capacity())
             .send()
             .await;
         match sent {
             Ok(out) => {
                 self.record(Call::Write, out.consumed_capacity(), 0);
+                Ok(())
+            }
+            // The room is there: the entry already holds this time or a later one.
+            Err(e) if condition_failed(&e).is_some_and(|f| f.item().is_some()) => {
+                self.record_conditional_failure();
                 Ok(())
             }
             // Without the condition the update would create a stray item for a missing room.
