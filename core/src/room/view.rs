@@ -6,7 +6,7 @@ use super::{Presence, Room};
 use crate::game::{Game, Millis, PlayerId};
 
 /// Where a room is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Status {
     /// Filling seats; options can change.
@@ -18,7 +18,7 @@ pub enum Status {
 }
 
 /// One seated player as everyone sees them (no token hash, ever).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PlayerView {
     /// Room-scoped id.
@@ -39,7 +39,7 @@ pub struct PlayerView {
 
 /// The `room` object of the API: the same shape for every game; `state` and `result` are the
 /// game's own view and result.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", bound = "")]
 pub struct RoomView<'a, G: Game> {
     /// Room id.

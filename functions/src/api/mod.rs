@@ -20,7 +20,7 @@ use tracing::Instrument;
 
 use crate::app::App;
 pub use extract::MAX_BODY_BYTES;
-pub use openapi::OPENAPI_JSON;
+pub use openapi::openapi_document;
 
 /// Declares the routes once: builds the router and the list of `(method, path)` pairs.
 macro_rules! routes {
