@@ -100,8 +100,9 @@ pub async fn document<S: RoomStore>(_: axum::extract::State<App<S>>) -> Response
     response
 }
 
-// Schema-only request bodies: the parser's structs live in `service.rs` / `rooms.rs`; these
-// carry the same fields, with the game's own option types in place of raw JSON.
+// Schema-only request bodies for the two parsed in `service.rs` (`CreateRequest`,
+// `ActionRequest`): the same fields, with the game's own option and action types in place of
+// raw JSON. (`JoinRoom` and `DevClock` are the parser's own structs in `rooms.rs`.)
 
 /// `POST /rooms` for a 윷놀이 room.
 #[derive(JsonSchema)]
@@ -152,16 +153,6 @@ enum CreateRoom {
     Baduk(CreateBadukRoom),
 }
 
-/// `POST /rooms/{id}/players` body.
-#[derive(JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[allow(dead_code)]
-struct JoinRoom {
-    /// The joiner's display name, 1–20 characters after trimming.
-    #[schemars(length(min = 1, max = MAX_NAME_CHARS))]
-    name: String,
-}
-
 /// One action: the lobby's, or the room's game's (one schema per `type`).
 #[derive(JsonSchema)]
 #[serde(untagged)]
@@ -186,15 +177,6 @@ struct ActionRequest {
     expected_version: Option<u64>,
     /// The action, tagged by `type`.
     action: Action,
-}
-
-/// `POST /dev/clock` body.
-#[derive(JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[allow(dead_code)]
-struct DevClock {
-    /// How far to move the server clock, in milliseconds.
-    advance_ms: u64,
 }
 
 // Schema-only answers around the core views.
@@ -341,10 +323,14 @@ fn components() -> Map<String, Value> {
         Contract::Deserialize,
         &[
             ("CreateRoom", |g| g.subschema_for::<CreateRoom>()),
-            ("JoinRoom", |g| g.subschema_for::<JoinRoom>()),
+            ("JoinRoom", |g| {
+                g.subschema_for::<super::rooms::JoinRequest>()
+            }),
             ("ActionRequest", |g| g.subschema_for::<ActionRequest>()),
             ("Action", |g| g.subschema_for::<Action>()),
-            ("DevClock", |g| g.subschema_for::<DevClock>()),
+            ("DevClock", |g| {
+                g.subschema_for::<super::rooms::ClockRequest>()
+            }),
         ],
     );
     let clashes: Vec<String> = input

@@ -76,9 +76,12 @@ struct ActedBody<'a> {
     room: &'a RawValue,
 }
 
-#[derive(Deserialize)]
+/// `POST /rooms/{id}/players` body (its schema is the OpenAPI document's `JoinRoom`).
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct JoinRequest {
+pub(super) struct JoinRequest {
+    /// The joiner's display name, 1–20 characters after trimming.
+    #[schemars(length(min = 1, max = super::openapi::MAX_NAME_CHARS))]
     name: String,
 }
 
@@ -231,9 +234,11 @@ pub async fn healthz<S: RoomStore>(State(_app): State<App<S>>) -> Response {
     Json(json!({ "status": "ok" })).into_response()
 }
 
-#[derive(Deserialize)]
+/// `POST /dev/clock` body (its schema is the OpenAPI document's `DevClock`).
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct ClockRequest {
+pub(super) struct ClockRequest {
+    /// How far to move the server clock, in milliseconds.
     advance_ms: u64,
 }
 
