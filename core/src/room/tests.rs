@@ -13,7 +13,7 @@ use crate::game::{Actor, Game, Lineup, Millis, OptionsError, PlayerId, RuleError
 #[derive(Debug)]
 struct Tally;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 struct TallyOptions {
     target: u32,
@@ -29,7 +29,7 @@ impl Default for TallyOptions {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 struct TallyState {
     players: Vec<PlayerId>,
     turn: usize,
@@ -40,7 +40,7 @@ struct TallyState {
     timeouts: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", deny_unknown_fields)]
 enum TallyAction {
     #[serde(rename = "add")]

@@ -24,7 +24,7 @@ use crate::app::App;
 use crate::error::ApiError;
 use crate::limits::{self, Guard};
 pub use extract::{Client, MAX_BODY_BYTES};
-pub use openapi::OPENAPI_JSON;
+pub use openapi::openapi_document;
 
 /// Declares the routes once: builds the router and the list of `(method, path)` pairs.
 macro_rules! routes {
