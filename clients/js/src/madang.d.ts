@@ -142,8 +142,8 @@ export declare class RoomSession {
   /** The newest room seen. */
   room: Room | null;
   readonly listeners: Set<(room: Room) => void>;
-  /** Keeps `room` if newer than the one held and tells the listeners; whether it was. */
-  accept(room: Room | null | undefined): boolean;
+  /** Keeps `room` if newer than the one held (or as new, with `replace`) and tells the listeners. */
+  accept(room: Room | null | undefined, options?: { replace?: boolean }): boolean;
   refresh(options?: { signal?: AbortSignal }): Promise<Room | null>;
   /** `pin: true` sends the held version as expectedVersion. */
   act(action: Action, options?: ActOptions & { pin?: boolean }): Promise<Acted>;

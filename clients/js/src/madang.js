@@ -305,6 +305,8 @@ export class MadangClient {
             signal: controller.signal,
           });
           failures = 0;
+          // Stopped while the answer was on its way: it is not for this caller any more.
+          if (controller.signal.aborted) break;
           if (room) {
             const advanced = version == null || room.version > version;
             version = room.version;
@@ -347,9 +349,15 @@ export class RoomSession {
     this.listeners = new Set();
   }
 
-  /** Keeps `room` if it is newer than the one held, and tells the listeners. */
-  accept(room) {
-    if (!room || (this.room && room.version <= this.room.version)) return false;
+  /**
+   * Keeps `room` if it is newer than the one held (or as new, with `replace`: a fresh read may
+   * see the same version through other eyes, e.g. just after joining), and tells the listeners.
+   */
+  accept(room, { replace = false } = {}) {
+    if (!room) return false;
+    if (this.room && (replace ? room.version < this.room.version : room.version <= this.room.version)) {
+      return false;
+    }
     this.room = room;
     for (const listener of this.listeners) listener(room);
     return true;
@@ -358,7 +366,7 @@ export class RoomSession {
   /** Reads the room now. */
   async refresh({ signal } = {}) {
     const room = await this.client.getRoom(this.roomId, { token: this.token, signal });
-    this.accept(room);
+    this.accept(room, { replace: true });
     return room;
   }
 

@@ -7,6 +7,7 @@ mod extract;
 mod games;
 mod openapi;
 mod rooms;
+mod web;
 
 use std::time::Instant;
 
@@ -21,6 +22,7 @@ use tracing::Instrument;
 use crate::app::App;
 pub use extract::MAX_BODY_BYTES;
 pub use openapi::OPENAPI_JSON;
+pub use web::PATHS as WEB_PATHS;
 
 /// Declares the routes once: builds the router and the list of `(method, path)` pairs.
 macro_rules! routes {
@@ -44,6 +46,10 @@ routes! {
     get "/openapi.json" => openapi::document,
     get "/healthz" => rooms::healthz,
     post "/dev/clock" => rooms::dev_clock,
+    get "/" => web::index,
+    get "/r/{id}" => web::room,
+    get "/app/{file}" => web::asset,
+    get "/client/madang.js" => web::client,
 }
 
 /// The whole API over `app`'s store and clock.
