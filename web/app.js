@@ -158,5 +158,6 @@ function renderRoom(state) {
   if (focused) main.querySelector(`[data-focus="${CSS.escape(focused)}"]`)?.focus();
 }
 
-await syncClock(client);
+// The clock estimate only feeds the countdowns: the first screen does not wait for it.
+syncClock(client);
 route();

@@ -276,12 +276,13 @@ export function badukScreen(act, client) {
     const sgf = h('a', { class: 'button secondary small', testid: 'sgf', href: `/rooms/${encodeURIComponent(room.roomId)}/sgf`, download: `madang-${room.roomId}.sgf`, text: '기보 받기(SGF)' });
     const top = color === 'black' ? 'white' : 'black';
     el.replaceChildren(
+      ...(result ? [result] : []),
       h('div', { class: 'board-wrap' }, playerBox(top, now), boardSvg(), playerBox(other(top), now)),
       h('div', { class: 'panel' },
         h('p', { class: `turn${myTurn ? ' mine' : ''}`, testid: 'turn', text: room.status === 'finished' ? '대국이 끝났어요'
           : scoring ? '계가: 사석을 확인하고 동의하세요' : myTurn ? '내 차례예요' : `${COLOR_KO[st.turn]} 차례` }),
         h('div', { class: 'notices' }, notices),
-        score, buttons, result,
+        score, buttons,
         h('p', { class: 'meta', text: `덤 ${st.komi ?? st.options.komi ?? ''} · ${st.moves.length}수` }), sgf));
   }
 

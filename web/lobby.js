@@ -170,8 +170,7 @@ export async function createForm(client, onCreated) {
       return;
     }
     form = optionsForm(schemas[kind], {});
-    slot.replaceChildren(form.el, kind === 'baduk'
-      ? h('p', { class: 'hint', text: '처음이라면 9줄 판을 추천해요.' }) : null);
+    slot.replaceChildren(form.el, h('p', { class: 'hint', text: kind === 'baduk' ? '처음이라면 9줄 판을 추천해요.' : '' }));
   }
   gameSelect.addEventListener('change', show);
   await show();

@@ -285,17 +285,17 @@ export function yutScreen(act) {
       : null;
 
     el.replaceChildren(
+      ...(result ? [result] : []),
       h('div', { class: 'board-wrap' }, board),
       h('div', { class: 'panel' },
         h('p', { class: `turn${myTurn ? ' mine' : ''}`, testid: 'turn', text: turnText }),
-        timer,
+        over ? null : timer,
         sticksView(st.lastThrow, animate),
         pending,
         controls,
         choice,
         recList,
         sidesPanel,
-        result,
         concede));
   }
 
