@@ -410,7 +410,13 @@ async fn every_field_of_the_baduk_spec_state_events_and_result_is_served_in_ever
     check(&end["room"]["result"], &baduk_result_shape(true), "result");
     // The room's result is the game's, with the generator's reveal beside its fields.
     let mut result = end["room"]["result"].clone();
-    assert!(result.as_object_mut().unwrap().remove("rngReveal").is_some());
+    assert!(
+        result
+            .as_object_mut()
+            .unwrap()
+            .remove("rngReveal")
+            .is_some()
+    );
     assert_eq!(end["room"]["state"]["result"], result);
 }
 
