@@ -213,4 +213,10 @@ pub trait Game {
     /// The chosen rules in one Korean line, shown in every room view (spec yut §12), e.g.
     /// "개인전 · 말 4개 · 빽도 사용 · 참먹이를 지나야 남".
     fn rule_summary(options: &Self::Options) -> String;
+
+    /// The options of a rematch (한 판 더) of a game played under `options`: the same, unless the
+    /// game says otherwise (바둑 swaps a fixed colour assignment).
+    fn rematch_options(options: &Self::Options) -> Self::Options {
+        options.clone()
+    }
 }

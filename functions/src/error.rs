@@ -82,6 +82,9 @@ pub enum ApiError {
     /// try again.
     #[error("방이 너무 자주 바뀌고 있어요. 잠시 후 다시 시도해 주세요.")]
     Busy,
+    /// A create found its room id taken (only a rematch, whose id is derived, expects this).
+    #[error("방이 이미 있어요.")]
+    RoomExists,
     /// A bug or corrupt data: logged with its cause, never shown.
     #[error("서버 오류가 났어요.")]
     Internal(#[source] BoxError),
@@ -91,6 +94,7 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::NotFound => ApiError::RoomNotFound,
+            StoreError::AlreadyExists => ApiError::RoomExists,
             e @ StoreError::Unavailable(_) => ApiError::Unavailable(e),
             other => ApiError::Internal(Box::new(other)),
         }
@@ -142,6 +146,7 @@ impl ApiError {
             ApiError::Http { status, code, .. } => (*status, code),
             ApiError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "STORE_UNAVAILABLE"),
             ApiError::Busy => (StatusCode::SERVICE_UNAVAILABLE, "ROOM_BUSY"),
+            ApiError::RoomExists => (StatusCode::CONFLICT, "ROOM_EXISTS"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL"),
         }
     }

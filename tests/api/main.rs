@@ -8,6 +8,7 @@ mod exactly_once;
 mod features;
 mod polling;
 mod race;
+mod rematch;
 mod rooms;
 mod yut_games;
 mod yut_house_rules;

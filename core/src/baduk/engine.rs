@@ -187,6 +187,21 @@ impl Game for Baduk {
     fn rule_summary(options: &BadukOptions) -> String {
         super::summary::rule_summary(options)
     }
+
+    /// A rematch swaps colours when they were fixed (the host played black, now white, and the
+    /// other way round); `nigiri` draws them again with the new room's generator.
+    fn rematch_options(options: &BadukOptions) -> BadukOptions {
+        use super::options::ColorAssignment;
+        let color_assignment = match options.color_assignment {
+            ColorAssignment::HostBlack => ColorAssignment::HostWhite,
+            ColorAssignment::HostWhite => ColorAssignment::HostBlack,
+            ColorAssignment::Nigiri => ColorAssignment::Nigiri,
+        };
+        BadukOptions {
+            color_assignment,
+            ..options.clone()
+        }
+    }
 }
 
 fn on_board(state: &BadukState, x: i32, y: i32) -> Result<Point, BadukError> {

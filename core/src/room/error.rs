@@ -40,6 +40,9 @@ pub enum RoomError {
     /// The game is over.
     #[error("게임이 끝났어요.")]
     GameOver,
+    /// Only a finished game can be played again.
+    #[error("게임이 끝난 뒤에 한 판 더 할 수 있어요.")]
+    NotFinished,
     /// A seat number outside the lobby.
     #[error("그 자리는 없어요.")]
     BadSeat,
@@ -81,6 +84,7 @@ impl RoomError {
             RoomError::AlreadyStarted => "ALREADY_STARTED",
             RoomError::NotStarted => "NOT_STARTED",
             RoomError::GameOver => "GAME_OVER",
+            RoomError::NotFinished => "NOT_FINISHED",
             RoomError::BadSeat => "BAD_SEAT",
             RoomError::CannotKickSelf => "CANNOT_KICK_SELF",
             RoomError::InvalidOptions(_) => OptionsError::CODE,

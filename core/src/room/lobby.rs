@@ -39,6 +39,9 @@ pub enum LobbyAction<O> {
         /// Who is removed.
         player_id: PlayerId,
     },
+    /// Any player of a finished game: play again (한 판 더) in a new lobby with the same players.
+    /// It creates another room, so the service carries it out, not [`Room::act`].
+    Rematch,
 }
 
 /// The JSON form, read field by field: serde's internally tagged enums ignore unknown fields of
@@ -65,6 +68,7 @@ impl<O> TryFrom<WireLobby<O>> for LobbyAction<O> {
             ("start", None, None, None) => LobbyAction::Start,
             ("leave", None, None, None) => LobbyAction::Leave,
             ("kick", None, Some(player_id), None) => LobbyAction::Kick { player_id },
+            ("rematch", None, None, None) => LobbyAction::Rematch,
             (kind, ..) => return Err(format!("`{kind}`에 맞지 않는 필드예요.")),
         };
         Ok(action)
@@ -110,6 +114,8 @@ enum LobbyActionSchema {
         /// Who is removed.
         player_id: PlayerId,
     },
+    /// Any player of a finished game: play again in a new lobby (한 판 더).
+    Rematch {},
 }
 
 impl<O> schemars::JsonSchema for LobbyAction<O> {
@@ -122,7 +128,14 @@ impl<O> schemars::JsonSchema for LobbyAction<O> {
     }
 }
 
-const LOBBY_TYPES: [&str; 5] = ["setOptions", "moveSeat", "start", "leave", "kick"];
+const LOBBY_TYPES: [&str; 6] = [
+    "setOptions",
+    "moveSeat",
+    "start",
+    "leave",
+    "kick",
+    "rematch",
+];
 
 /// One action sent to `POST /rooms/{id}/actions`: a lobby action or one of the game's.
 #[derive(Debug)]
@@ -185,6 +198,11 @@ impl AnyAction {
         }
     }
 
+    /// Whether this is `{"type": "rematch"}` (the same for every game).
+    pub fn is_rematch(&self) -> bool {
+        matches!(self.yut, Ok(RoomAction::Lobby(LobbyAction::Rematch)))
+    }
+
     /// The action for a room of game `G`, or why it is not one of `G`'s.
     pub fn of<G: Pick>(&self) -> Result<&RoomAction<G>, RoomError> {
         G::pick(self).as_ref().map_err(Clone::clone)
@@ -242,6 +260,11 @@ pub enum LobbyEvent {
     HostChanged {
         /// The new host.
         player_id: PlayerId,
+    },
+    /// A rematch lobby was opened for this finished game.
+    RematchCreated {
+        /// The new lobby's id.
+        room_id: String,
     },
 }
 
@@ -305,6 +328,12 @@ impl<G: Game> Room<G> {
                 self.rng = rng;
                 self.game = Some(state);
                 vec![LobbyEvent::Started]
+            }
+            // Opens another room: the service carries it out (it saves both rooms).
+            LobbyAction::Rematch => {
+                return Err(RoomError::BadAction(
+                    "한 판 더는 끝난 게임에서만 할 수 있어요.".into(),
+                ));
             }
             LobbyAction::Leave => return self.leave(player, now),
             LobbyAction::Kick { player_id } => {

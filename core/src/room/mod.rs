@@ -115,6 +115,8 @@ pub struct Room<G: Game> {
     /// [`client_hash`]es of kicked players, newest last, at most [`MAX_BARRED`]: joins from
     /// them are refused, so a kicked player cannot simply join again.
     pub barred: Vec<u64>,
+    /// The rematch lobby of this finished game (한 판 더), once someone asked for it.
+    pub rematch: Option<String>,
 }
 
 impl<G: Game> Clone for Room<G> {
@@ -132,6 +134,7 @@ impl<G: Game> Clone for Room<G> {
             next_player_no: self.next_player_no,
             ledger: self.ledger.clone(),
             barred: self.barred.clone(),
+            rematch: self.rematch.clone(),
         }
     }
 }
@@ -150,6 +153,7 @@ impl<G: Game> PartialEq for Room<G> {
             && self.next_player_no == other.next_player_no
             && self.ledger == other.ledger
             && self.barred == other.barred
+            && self.rematch == other.rematch
     }
 }
 
@@ -191,6 +195,7 @@ impl<G: Game> Room<G> {
             next_player_no: 1,
             ledger: Ledger::default(),
             barred: Vec::new(),
+            rematch: None,
         };
         let host = room.seat_new_member(host_name, host_token, 0, now);
         room.host = host.clone();
@@ -436,6 +441,68 @@ impl<G: Game> Room<G> {
         self.ledger
             .retain_players(|p| seats.iter().any(|m| &m.id == p));
         self.ledger.remember(answer);
+    }
+
+    /// The lobby of a rematch (한 판 더) of this finished game, with id `id`: the same players
+    /// in the same seats (so the same teams), whose tokens of this room work there too, the
+    /// game's rematch options ([`Game::rematch_options`]), the same host — or `asker` if the
+    /// host left — and a fresh generator `rng` (this game's seed was revealed with its result).
+    /// Players who left the game are not taken along.
+    pub fn rematch_lobby(
+        &self,
+        id: String,
+        asker: &PlayerId,
+        rng: GameRng,
+        now: Millis,
+    ) -> Result<Room<G>, RoomError> {
+        if self.status() != Status::Finished {
+            return Err(RoomError::NotFinished);
+        }
+        if self.member(asker).is_none_or(|m| m.left) {
+            return Err(RoomError::NotAPlayer);
+        }
+        let seats: Vec<Member> = self
+            .seats
+            .iter()
+            .filter(|m| !m.left)
+            .map(|m| Member {
+                joined_at: now,
+                ..m.clone()
+            })
+            .collect();
+        let host = if seats.iter().any(|m| m.id == self.host) {
+            self.host.clone()
+        } else {
+            asker.clone()
+        };
+        let options = G::rematch_options(&self.options);
+        G::validate_options(&options, None).map_err(RoomError::InvalidOptions)?;
+        Ok(Room {
+            id,
+            version: 1,
+            host,
+            seats,
+            options,
+            game: None,
+            rng,
+            created_at: now,
+            updated_at: now,
+            next_player_no: self.next_player_no,
+            ledger: Ledger::default(),
+            barred: self.barred.clone(),
+            rematch: None,
+        })
+    }
+
+    /// Records that this finished game's rematch lobby is `id` (an accepted change: everyone
+    /// polling the room sees `rematchRoomId` and moves over). Asking again changes nothing.
+    pub fn mark_rematch(&mut self, id: &str, now: Millis) -> bool {
+        if self.rematch.is_some() {
+            return false;
+        }
+        self.rematch = Some(id.to_owned());
+        self.accept(now);
+        true
     }
 
     /// When the store may forget this room (epoch ms).

@@ -71,6 +71,9 @@ pub struct RoomView<'a, G: Game> {
     pub state: Option<G::View>,
     /// The game's result once finished.
     pub result: Option<ResultView<G>>,
+    /// The rematch lobby (한 판 더) of this finished game once a player asked for it, for
+    /// everyone — spectators too — to move over; else `null`.
+    pub rematch_room_id: Option<&'a str>,
 }
 
 /// The `result` object: the game's own result, and beside its fields `rngReveal`, the seed
@@ -118,6 +121,7 @@ impl<G: Game> Room<G> {
             you: viewer,
             deadline_at: self.deadline_at(presence, now),
             rng_commitment: self.rng.commitment(),
+            rematch_room_id: self.rematch.as_deref(),
             state: self
                 .game
                 .as_ref()

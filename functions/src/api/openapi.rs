@@ -31,12 +31,16 @@ pub const MAX_NAME_CHARS: u32 = 20;
 
 /// Every `code` a problem can carry, by HTTP status.
 pub const PROBLEM_CODES: &[(u16, &[&str])] = &[
-    (400, &["MALFORMED", "BAD_ACTION"]),
+    (400, &["MALFORMED", "BAD_ACTION", "DUPLICATE_HEADER"]),
     (401, &["UNAUTHORIZED"]),
-    (403, &["NOT_HOST", "NOT_A_PLAYER"]),
+    (403, &["NOT_HOST", "NOT_A_PLAYER", "KICKED"]),
     (404, &["ROOM_NOT_FOUND", "NOT_AVAILABLE", "NO_SUCH_ROUTE"]),
-    (409, &["VERSION_CONFLICT"]),
+    (408, &["REQUEST_TIMEOUT"]),
+    (409, &["VERSION_CONFLICT", "ROOM_EXISTS"]),
     (413, &["PAYLOAD_TOO_LARGE"]),
+    (415, &["UNSUPPORTED_MEDIA_TYPE"]),
+    (429, &["RATE_LIMITED", "TOO_MANY_POLLS"]),
+    (431, &["HEADERS_TOO_LARGE"]),
     (
         422,
         &[
@@ -50,6 +54,7 @@ pub const PROBLEM_CODES: &[(u16, &[&str])] = &[
             "ALREADY_STARTED",
             "NOT_STARTED",
             "GAME_OVER",
+            "NOT_FINISHED",
             "BAD_SEAT",
             "CANNOT_KICK_SELF",
             // 윷놀이.
@@ -80,7 +85,7 @@ pub const PROBLEM_CODES: &[(u16, &[&str])] = &[
         ],
     ),
     (500, &["INTERNAL"]),
-    (503, &["STORE_UNAVAILABLE"]),
+    (503, &["STORE_UNAVAILABLE", "ROOM_BUSY"]),
 ];
 
 /// The document, generated once per process.
@@ -460,7 +465,7 @@ fn operation(method: &str, path: &str) -> Option<Value> {
         ("post", "/rooms") => json!({
             "summary": "Create a room; the creator is host in seat 0",
             "requestBody": body("CreateRoom"),
-            "responses": with_problems(ok("201", "Created", one_of_games("YutSeated", "BadukSeated")), &[400, 413, 422, 503]),
+            "responses": with_problems(ok("201", "Created", one_of_games("YutSeated", "BadukSeated")), &[400, 408, 413, 415, 422, 429, 431, 503]),
         }),
         ("get", "/rooms/{id}") => {
             let mut responses = ok("200", "The room", one_of_games("YutRoom", "BadukRoom"));
@@ -478,14 +483,14 @@ fn operation(method: &str, path: &str) -> Option<Value> {
                     {"name": "If-None-Match", "in": "header", "schema": {"type": "string"}, "description": "An ETag (\"version\"); 304 when unchanged"}
                 ],
                 "security": [{}, {"bearer": []}],
-                "responses": with_problems(responses, &[400, 401, 404, 503]),
+                "responses": with_problems(responses, &[400, 401, 404, 408, 429, 431, 503]),
             })
         }
         ("post", "/rooms/{id}/players") => json!({
             "summary": "Join a lobby seat",
             "parameters": [room_id],
             "requestBody": body("JoinRoom"),
-            "responses": with_problems(ok("201", "Joined", one_of_games("YutSeated", "BadukSeated")), &[400, 404, 409, 413, 422, 503]),
+            "responses": with_problems(ok("201", "Joined", one_of_games("YutSeated", "BadukSeated")), &[400, 403, 404, 408, 409, 413, 415, 422, 429, 431, 503]),
         }),
         ("post", "/rooms/{id}/actions") => json!({
             "summary": "Apply one lobby or game action",
@@ -495,7 +500,7 @@ fn operation(method: &str, path: &str) -> Option<Value> {
             ],
             "security": [{"bearer": []}],
             "requestBody": body("ActionRequest"),
-            "responses": with_problems(ok("200", "Accepted", one_of_games("YutActed", "BadukActed")), &[400, 401, 403, 404, 409, 413, 422, 503]),
+            "responses": with_problems(ok("200", "Accepted", one_of_games("YutActed", "BadukActed")), &[400, 401, 403, 404, 408, 409, 413, 415, 422, 431, 503]),
         }),
         ("get", "/rooms/{id}/sgf") => json!({
             "summary": "A 바둑 room's game record as SGF (FF[4])",

@@ -63,6 +63,10 @@ pub async fn act<S: RoomStore>(
     request: ActionRequest,
     idempotency: Option<Idempotency>,
 ) -> Result<Acted, ApiError> {
+    // 한 판 더 opens another room; it is safe to repeat by construction (no key needed).
+    if request.action.is_rematch() {
+        return super::rematch::rematch(app, id, token).await;
+    }
     let mut player = None;
     let saved = transact(
         &*app.store,

@@ -4,6 +4,7 @@
 //! - [`save`]: the one save path every change goes through ([`save::transact`]), and the room
 //!   as loaded for one request ([`Loaded`]).
 //! - [`seat`]: creating a room and joining one.
+//! - [`rematch`]: 한 판 더 — a finished game's players get one new lobby.
 //! - [`mod@act`]: applying a lobby or game action, with `Idempotency-Key` replays.
 //! - [`mod@read`]: reading a room (and long-polling it), and its SGF record.
 //!
@@ -12,6 +13,7 @@
 
 pub mod act;
 pub mod read;
+pub mod rematch;
 pub mod save;
 pub mod seat;
 

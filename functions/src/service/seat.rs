@@ -46,7 +46,7 @@ pub struct Seated {
 }
 
 /// URL-safe base64 without padding: compact, unguessable ids and tokens.
-fn base64url(bytes: &[u8]) -> String {
+pub(crate) fn base64url(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
@@ -99,7 +99,8 @@ pub async fn create_room<S: RoomStore>(app: &App<S>, new: NewRoom) -> Result<Sea
     let now = app.clock.now();
     let rng = match new.seed {
         Some(seed) => GameRng::seed_from_u64(seed),
-        None => GameRng::from_seed(random_bytes::<32>()?),
+        // Seed and salt from the OS: the salt keeps `rngCommitment` from revealing the seed.
+        None => GameRng::new(random_bytes::<32>()?, random_bytes::<16>()?),
     };
     let (token, hash) = new_token()?;
     let id = new_room_id()?;
