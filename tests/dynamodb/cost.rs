@@ -196,12 +196,17 @@ impl Sim {
     }
 
     /// The player `who` acts; the units of the request, the item and the naive sizes are noted.
+    /// Every action carries an `Idempotency-Key`, as the client library sends it, so the item
+    /// holds each player's last keyed answers as it would in production.
     async fn act(&mut self, who: usize, action: Value) -> Value {
         let before = self.meter.report();
-        let reply = self
+        let key = format!("cost-{}", self.actions);
+        let r = self
             .http
-            .act_ok(&self.room, &self.players[who], action.clone())
+            .keyed(&self.room, &self.players[who], &key, json!({"action": action}))
             .await;
+        assert_eq!(r.status, reqwest::StatusCode::OK, "{action} → {:?}", r.body);
+        let reply = r.body;
         add(&mut self.on_actions, &self.meter.report().since(&before));
         self.actions += 1;
         if action["type"] == "place" {

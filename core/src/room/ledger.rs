@@ -15,8 +15,10 @@
 //!   [`ANSWERS_PER_PLAYER`] keyed answers, so other players acting in between never push a
 //!   player's own answers out.
 //!
-//! Both are bounded, so the room item stays small: about 8 + 14 bytes a player's answer plus the
-//! events of the room's most recent keyed answer.
+//! Both are bounded, so the room item stays small: 4 bytes a request id, 13 bytes a keyed
+//! answer. An answer keeps its version, not its events: events can be long (a 바둑 result holds
+//! the ownership of every point), and the room a replay carries shows what happened (윷놀이's
+//! `state.log`, 바둑's `state.moves`).
 
 use serde::{Deserialize, Serialize};
 
@@ -66,10 +68,6 @@ pub struct Answer {
     pub body: u32,
     /// The version the request produced.
     pub version: u64,
-    /// The events of that answer, as JSON — kept for the room's most recent keyed answer only
-    /// (the one a lost answer nearly always is); `None` for older ones, whose replay carries the
-    /// version and the current room.
-    pub events: Option<String>,
 }
 
 /// The room's memory of recent requests.
@@ -116,12 +114,8 @@ impl Ledger {
         }
     }
 
-    /// Remembers a keyed answer: the player's oldest goes past [`ANSWERS_PER_PLAYER`], and only
-    /// the newest answer keeps its events.
+    /// Remembers a keyed answer: the player's oldest goes past [`ANSWERS_PER_PLAYER`].
     pub fn remember(&mut self, answer: Answer) {
-        for older in &mut self.answers {
-            older.events = None;
-        }
         let player = answer.player.clone();
         self.answers.push(answer);
         let mine = self.answers.iter().filter(|a| a.player == player).count();
@@ -157,10 +151,9 @@ mod tests {
             key: u32::MAX,
             body: u32::MAX,
             version: 3,
-            events: None,
         });
-        // lengths (1 + 1), id 4, player 1 + 2, key 4, body 4, version 1, no events 1.
-        assert_eq!(postcard::to_allocvec(&ledger).unwrap().len(), 19);
+        // lengths (1 + 1), id 4, player 1 + 2, key 4, body 4, version 1.
+        assert_eq!(postcard::to_allocvec(&ledger).unwrap().len(), 18);
     }
 
     fn answer(player: &str, key: u32, version: u64) -> Answer {
@@ -169,7 +162,6 @@ mod tests {
             key,
             body: 1,
             version,
-            events: Some("[]".into()),
         }
     }
 
@@ -208,31 +200,6 @@ mod tests {
         assert_eq!(
             ledger.recall(&PlayerId::new("p1"), 7, 2),
             Err(RoomError::IdempotencyKeyReused)
-        );
-    }
-
-    #[test]
-    fn only_the_newest_answer_keeps_its_events() {
-        let mut ledger = Ledger::default();
-        ledger.remember(answer("p1", 1, 2));
-        ledger.remember(answer("p2", 2, 3));
-        let p1 = PlayerId::new("p1");
-        let p2 = PlayerId::new("p2");
-        assert_eq!(
-            ledger
-                .recall(&p1, 1, 1)
-                .ok()
-                .flatten()
-                .and_then(|a| a.events.clone()),
-            None
-        );
-        assert!(
-            ledger
-                .recall(&p2, 2, 1)
-                .ok()
-                .flatten()
-                .and_then(|a| a.events.clone())
-                .is_some()
         );
     }
 

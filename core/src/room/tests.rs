@@ -426,7 +426,6 @@ fn a_keyed_answer_is_recalled_per_player_and_forgotten_when_the_player_leaves_th
         key,
         body: 1,
         version: 2,
-        events: Some("[]".into()),
     };
     room.remember(answer(&guest, 7));
     assert_eq!(

@@ -114,19 +114,15 @@ fn act_in<G: Pick>(
     now: Millis,
 ) -> Result<Step, ApiError> {
     // A stored answer comes first, before any 409: a retry — or a racing twin — of a keyed
-    // request that was accepted gets its first answer, whatever happened since.
+    // request that was accepted gets its first answer, whatever happened since: its version and
+    // the room as it is now. Events are not kept (they can be long); the room shows what
+    // happened (윷놀이 `state.log`, 바둑 `state.moves`).
     if let Some(Idempotency { key, body }) = idempotency
         && let Some(answer) = room.recall(player, key, body)?
     {
-        let events = match &answer.events {
-            Some(text) => {
-                serde_json::from_str(text).map_err(|e| ApiError::Internal(Box::new(e)))?
-            }
-            None => Value::Array(Vec::new()),
-        };
         return Ok(Step::Done {
             version: answer.version,
-            events,
+            events: Value::Array(Vec::new()),
             replayed: true,
         });
     }
@@ -149,7 +145,6 @@ fn act_in<G: Pick>(
             key,
             body,
             version: room.version,
-            events: Some(events.to_string()),
         });
     }
     Ok(Step::Done {
