@@ -13,6 +13,7 @@
 mod any;
 mod error;
 mod lobby;
+mod poll;
 mod view;
 
 use std::collections::BTreeMap;
@@ -23,6 +24,10 @@ use sha2::{Digest, Sha256};
 pub use any::{AnyRoom, DecodeError, GameKind};
 pub use error::{ErrorKind, RoomError};
 pub use lobby::{LobbyAction, LobbyEvent, RoomAction, RoomEvent};
+pub use poll::{
+    AFTER_DEADLINE_MS, POLL_AWAITED_MS, POLL_FINISHED_MS, POLL_MIN_MS, POLL_SOON_MS,
+    POLL_SPECTATOR_MS,
+};
 pub use view::{PlayerView, RoomView, Status};
 
 use crate::game::{Actor, Game, Millis, PlayerId, RuleError};

@@ -63,6 +63,9 @@ pub struct RoomView<'a, G: Game> {
     /// When the awaited action times out (the turn timer, or a disconnected player's grace
     /// period), or `null`.
     pub deadline_at: Option<Millis>,
+    /// How many ms to wait before reading the room again ([`Room::poll_after`]): soon while a
+    /// change may come any moment, rarely while none will. `Retry-After` says the same.
+    pub poll_after_ms: Millis,
     /// The game's view for this viewer (`null` in the lobby).
     pub state: Option<G::View>,
     /// The game's result once finished.
@@ -101,6 +104,7 @@ impl<G: Game> Room<G> {
                 .collect(),
             you: viewer,
             deadline_at: self.deadline_at(presence, now),
+            poll_after_ms: self.poll_after(viewer, presence, now),
             state: self.game.as_ref().map(|s| G::view(s, viewer)),
             result: self.game.as_ref().and_then(G::result),
         }

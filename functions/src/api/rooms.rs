@@ -8,8 +8,8 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use madang_core::Millis;
-use madang_core::PlayerId;
+use madang_core::room::TokenHash;
+use madang_core::{Millis, PlayerId, with_room};
 use madang_core::baduk::{Baduk, Color};
 use madang_core::room::Room;
 use madang_infra::RoomStore;
@@ -21,7 +21,7 @@ use serde_json::value::RawValue;
 use super::extract::{bearer, idempotency_key, json_body};
 use crate::app::App;
 use crate::error::ApiError;
-use crate::service::{self, ActionRequest, CreateRequest, Read};
+use crate::service::{self, ActionRequest, CreateRequest, Loaded, PRESENCE_WRITE_INTERVAL_MS, Read};
 
 /// The body, or why it could not be read (over the size limit → 413).
 fn body_of(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
@@ -109,6 +109,10 @@ pub struct PollQuery {
 }
 
 /// `GET /rooms/{id}`, optionally `?since=V&wait=S`.
+///
+/// Every answer says when to poll again: `Retry-After` (whole seconds, rounded up) and, in the
+/// body, the room's `pollAfterMs` ([`Room::poll_after`]). A short poll that finds nothing new
+/// is answered from one eventually consistent read and nothing else ([`not_modified_quickly`]).
 pub async fn get<S: RoomStore>(
     State(app): State<App<S>>,
     Path(id): Path<String>,
@@ -119,6 +123,18 @@ pub async fn get<S: RoomStore>(
     let Query(query) = query.map_err(|e| ApiError::Malformed(e.body_text()))?;
     let token = bearer(&headers)?;
     let wait = Duration::from_secs(query.wait.unwrap_or(0).min(app.limits.max_wait_secs));
+    let if_none_match = headers.get(header::IF_NONE_MATCH).map(|v| v.as_bytes());
+    // What the client already has, if this read must answer at once: a short poll.
+    let known = match (query.since, if_none_match) {
+        (Some(since), _) if wait.is_zero() => Some(since),
+        (None, Some(tag)) => version_of_tag(tag),
+        _ => None,
+    };
+    if let Some(known) = known
+        && let Some(response) = not_modified_quickly(&app, &id, token.as_ref(), known).await?
+    {
+        return Ok(response);
+    }
     let read = service::read(&app, &id, token.as_ref(), query.since, wait).await?;
     let (version, room) = match read {
         Read::Fresh { version, room } => (version, Some(room)),
@@ -126,18 +142,87 @@ pub async fn get<S: RoomStore>(
     };
     record("version", version);
     let tag = etag(version);
-    let unchanged = headers
-        .get(header::IF_NONE_MATCH)
-        .is_some_and(|v| v.as_bytes() == tag.as_bytes());
+    let unchanged = if_none_match.is_some_and(|v| v == tag.as_bytes());
+    let poll_after = room.as_deref().and_then(poll_after_of);
     let mut response = match room {
         Some(room) if !unchanged => Json(room).into_response(),
         _ => StatusCode::NOT_MODIFIED.into_response(),
     };
-    response.headers_mut().insert(header::ETAG, tag);
-    response
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    polled(&mut response, tag, poll_after);
     Ok(response)
+}
+
+/// The version an `If-None-Match` tag names (`"V"`), if it names one.
+fn version_of_tag(tag: &[u8]) -> Option<u64> {
+    std::str::from_utf8(tag.strip_prefix(b"\"")?.strip_suffix(b"\"")?)
+        .ok()?
+        .parse()
+        .ok()
+}
+
+/// The headers of every read: the version, no caching by intermediaries, when to poll again.
+fn polled(response: &mut Response, tag: HeaderValue, poll_after: Option<Millis>) {
+    let headers = response.headers_mut();
+    headers.insert(header::ETAG, tag);
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    if let Some(ms) = poll_after {
+        headers.insert(header::RETRY_AFTER, HeaderValue::from(ms.div_ceil(1000)));
+    }
+}
+
+/// The `pollAfterMs` of a rendered room view.
+fn poll_after_of(view: &RawValue) -> Option<Millis> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct PollAfter {
+        poll_after_ms: Millis,
+    }
+    serde_json::from_str::<PollAfter>(view.get())
+        .ok()
+        .map(|p| p.poll_after_ms)
+}
+
+/// The short poll's 304, from the cheapest read there is (eventually consistent, half a unit on
+/// DynamoDB) and no other store call — when that is the whole truth: the room is still at the
+/// version the client has, no timeout is due (the full read would fire it), and the caller's
+/// presence needs no write yet. Otherwise `None`, and the full read answers. A read that lags a
+/// save answers 304 a moment too long; the client's next poll sees the change.
+async fn not_modified_quickly<S: RoomStore>(
+    app: &App<S>,
+    id: &str,
+    token: Option<&TokenHash>,
+    known: u64,
+) -> Result<Option<Response>, ApiError> {
+    let now = app.clock.now();
+    let stored = app.store.peek(id, now).await?;
+    if stored.version != known {
+        return Ok(None);
+    }
+    let mut loaded =
+        Loaded::from_stored(stored).map_err(|e| ApiError::Internal(e.to_string()))?;
+    let viewer = match token {
+        Some(token) => Some(
+            with_room!(&loaded.room, r => r.authenticate(token).cloned())
+                .ok_or(ApiError::Unauthorized)?,
+        ),
+        None => None,
+    };
+    if let Some(player) = &viewer {
+        let last = loaded.stored.presence.get(player.as_str()).copied();
+        if now.saturating_sub(last.unwrap_or(0)) >= PRESENCE_WRITE_INTERVAL_MS {
+            return Ok(None);
+        }
+        loaded.presence.insert(player.clone(), now);
+    }
+    if loaded.due_at().is_some_and(|due| due <= now) {
+        return Ok(None);
+    }
+    let poll_after =
+        with_room!(&loaded.room, r => r.poll_after(viewer.as_ref(), &loaded.presence, now));
+    record("version", known);
+    let mut response = StatusCode::NOT_MODIFIED.into_response();
+    polled(&mut response, etag(known), Some(poll_after));
+    Ok(Some(response))
 }
 
 /// `POST /rooms/{id}/actions`
@@ -234,7 +319,7 @@ pub async fn dev_clock<S: RoomStore>(
         return Ok(not_found().await);
     }
     let request: ClockRequest = json_body(&body_of(body)?)?;
-    let now = app.clock.advance(request.advance_ms);
+    let now = app.advance_clock(request.advance_ms).await?;
     Ok(Json(json!({ "now": now })).into_response())
 }
 
