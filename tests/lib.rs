@@ -3,9 +3,12 @@
 //!
 //! - [`games`]: whole 윷놀이 and 바둑 games played over HTTP, with their checks.
 //! - [`race`]: 64 clients racing on one room, checked against a replay of the accepted log.
+//! - [`lambda`]: a Lambda Runtime API emulator running the real `api` and `sweeper` binaries.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod games;
+#[path = "lambda/emulator.rs"]
+pub mod lambda;
 pub mod race;
 
 use std::net::SocketAddr;

@@ -68,10 +68,9 @@ impl Limits {
     /// keep paying for them.
     pub fn from_env(default: u64, ceiling: u64) -> Result<Self, String> {
         let max_wait_secs = match std::env::var(MAX_WAIT_VAR) {
-            Ok(v) => v
-                .trim()
-                .parse::<u64>()
-                .map_err(|_| format!("{MAX_WAIT_VAR} must be a whole number of seconds, not `{v}`"))?,
+            Ok(v) => v.trim().parse::<u64>().map_err(|_| {
+                format!("{MAX_WAIT_VAR} must be a whole number of seconds, not `{v}`")
+            })?,
             Err(_) => default,
         };
         Ok(Limits {

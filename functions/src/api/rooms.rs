@@ -8,10 +8,10 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use madang_core::room::TokenHash;
-use madang_core::{Millis, PlayerId, with_room};
 use madang_core::baduk::{Baduk, Color};
 use madang_core::room::Room;
+use madang_core::room::TokenHash;
+use madang_core::{Millis, PlayerId, with_room};
 use madang_infra::RoomStore;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -21,7 +21,9 @@ use serde_json::value::RawValue;
 use super::extract::{bearer, idempotency_key, json_body};
 use crate::app::App;
 use crate::error::ApiError;
-use crate::service::{self, ActionRequest, CreateRequest, Loaded, PRESENCE_WRITE_INTERVAL_MS, Read};
+use crate::service::{
+    self, ActionRequest, CreateRequest, Loaded, PRESENCE_WRITE_INTERVAL_MS, Read,
+};
 
 /// The body, or why it could not be read (over the size limit → 413).
 fn body_of(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
@@ -198,8 +200,7 @@ async fn not_modified_quickly<S: RoomStore>(
     if stored.version != known {
         return Ok(None);
     }
-    let mut loaded =
-        Loaded::from_stored(stored).map_err(|e| ApiError::Internal(e.to_string()))?;
+    let mut loaded = Loaded::from_stored(stored).map_err(|e| ApiError::Internal(e.to_string()))?;
     let viewer = match token {
         Some(token) => Some(
             with_room!(&loaded.room, r => r.authenticate(token).cloned())

@@ -524,7 +524,9 @@ impl RoomStore for DynamoStore {
             .await
             .map_err(unavailable)?;
         match out.item {
-            Some(item) => Ok(Some(item::optional_number(&item, CLOCK_OFFSET)?.unwrap_or(0))),
+            Some(item) => Ok(Some(
+                item::optional_number(&item, CLOCK_OFFSET)?.unwrap_or(0),
+            )),
             None => Ok(Some(0)),
         }
     }
