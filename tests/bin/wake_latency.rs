@@ -53,7 +53,9 @@ async fn main() {
         "lambda" => Some(lambda_stack().await),
         _ => None,
     };
-    let base = stack.as_ref().map_or(target.clone(), |s| s.base().to_owned());
+    let base = stack
+        .as_ref()
+        .map_or(target.clone(), |s| s.base().to_owned());
     let http = reqwest::Client::new();
     let created: Value = http
         .post(format!("{base}/rooms"))
