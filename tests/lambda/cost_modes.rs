@@ -127,13 +127,15 @@ impl Sim {
             seated.push(http.join(&room, &format!("친구{i}")).await);
         }
         let now = server.clock.now();
+        // Each app started polling at its own moment.
         let clients = seated
             .into_iter()
-            .map(|player| Client {
+            .enumerate()
+            .map(|(c, player)| Client {
                 player,
                 version: 0,
                 view: Value::Null,
-                next_at: now,
+                next_at: now + c as Millis * 237,
             })
             .collect();
         Sim {
@@ -252,7 +254,11 @@ impl Sim {
     /// Time passes until the next action; the apps do what their mode does meanwhile. Returns
     /// the client that acts next, holding the current room, and the time it acts at.
     async fn think(&mut self, mover: &str) -> (usize, Millis) {
-        let target = self.changes.last().map_or(self.now(), |&(_, at)| at) + self.pace;
+        // Players do not act on the second: each think time is the pace ± half a second, in a
+        // fixed spread, so a change lands at every phase of the apps' poll schedules.
+        let jitter = (self.actions * 389) % 1_000;
+        let target =
+            self.changes.last().map_or(self.now(), |&(_, at)| at) + self.pace + jitter - 500;
         match self.mode {
             Mode::Short => loop {
                 let (c, at) = self
