@@ -1,7 +1,8 @@
 //! Long-poll wake latency: how long after a client sends an action does another client, already
 //! long-polling the room, hold the new room? Prints the distribution as a Markdown line.
 //!
-//! `wake_latency http://127.0.0.1:PORT` (scripts/bench-http runs it against the local server), or
+//! `wake_latency http://127.0.0.1:PORT` (scripts/bench-http runs it against the local server),
+//! `wake_latency init` for the `api` binary's init and first requests under the emulator, or
 //! `wake_latency lambda` to start the Lambda path itself — the real `api` binary in four execution
 //! environments behind the Runtime API emulator, on dynalite (`MADANG_DYNALITE_ENDPOINT`) — and
 //! report, besides the wake latency, each environment's init (spawn → first `invocation/next`)
@@ -22,7 +23,7 @@ use serde_json::{Value, json};
 
 const ROUNDS: usize = 500;
 
-async fn lambda_stack() -> LambdaStack {
+async fn lambda_stack(environments: usize) -> LambdaStack {
     let endpoint = std::env::var("MADANG_DYNALITE_ENDPOINT")
         .expect("wake_latency lambda needs MADANG_DYNALITE_ENDPOINT (a running dynalite)");
     let config = sdk_config()
@@ -37,7 +38,53 @@ async fn lambda_stack() -> LambdaStack {
     let table = format!("madang-{}", fresh_id("wake"));
     ensure_table(&client, &table).await.unwrap();
     let store = Arc::new(DynamoStore::new(client, table));
-    LambdaStack::start(store, &endpoint, StackConfig::default()).await
+    let config = StackConfig {
+        api_environments: environments,
+        ..StackConfig::default()
+    };
+    LambdaStack::start(store, &endpoint, config).await
+}
+
+/// `wake_latency init`: one fresh `api` environment, ten times: its init, then the first and
+/// second of each kind of request (one that touches no table, one that reads the table).
+async fn init_report() {
+    let mut rows = Vec::new();
+    for _ in 0..10 {
+        let stack = lambda_stack(1).await;
+        let http = reqwest::Client::new();
+        let mut times = Vec::new();
+        for path in ["/healthz", "/healthz", "/rooms/nope", "/rooms/nope"] {
+            let started = Instant::now();
+            http.get(format!("{}{path}", stack.base()))
+                .send()
+                .await
+                .unwrap();
+            times.push(started.elapsed());
+        }
+        rows.push((stack.api_timings()[0].init.unwrap(), times));
+    }
+    let median = |mut v: Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    println!(
+        "api init (spawn → first invocation/next), median of 10: {}",
+        ms(median(rows.iter().map(|r| r.0).collect()))
+    );
+    for (i, what) in [
+        "first GET /healthz",
+        "second GET /healthz",
+        "first GET /rooms/{id} (a table read)",
+        "second GET /rooms/{id}",
+    ]
+    .iter()
+    .enumerate()
+    {
+        println!(
+            "{what}: median {} (front door to answer)",
+            ms(median(rows.iter().map(|r| r.1[i]).collect()))
+        );
+    }
 }
 
 fn ms(d: Duration) -> String {
@@ -50,7 +97,8 @@ async fn main() {
         .nth(1)
         .expect("usage: wake_latency BASE_URL | lambda");
     let stack = match target.as_str() {
-        "lambda" => Some(lambda_stack().await),
+        "lambda" => Some(lambda_stack(4).await),
+        "init" => return init_report().await,
         _ => None,
     };
     let base = stack
