@@ -122,6 +122,9 @@ pub struct EnvTimings {
     pub invocations: Vec<Duration>,
 }
 
+/// An invocation handed out: where its answer goes, the environment serving it, since when.
+type Pending = (oneshot::Sender<Answer>, usize, Instant);
+
 /// One function: its queue of events and its environments.
 struct Function {
     name: &'static str,
@@ -129,7 +132,7 @@ struct Function {
     next: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Invocation>>>,
     /// Invocations handed out and not yet answered, by request id: the answer channel, the
     /// environment and when it was handed out.
-    pending: Mutex<HashMap<String, (oneshot::Sender<Answer>, usize, Instant)>>,
+    pending: Mutex<HashMap<String, Pending>>,
     timings: Mutex<Vec<EnvTimings>>,
     spawned: Mutex<Vec<Instant>>,
     init_errors: Mutex<Vec<String>>,
