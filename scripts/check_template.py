@@ -33,6 +33,10 @@ FUNCTIONS = {
 API_ACTIONS = {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}
 SWEEPER_TABLE_ACTIONS = {"dynamodb:GetItem", "dynamodb:UpdateItem"}
 SWEEPER_INDEX_ACTIONS = {"dynamodb:Query"}
+# Routes with their own, lower throttle: the most of the default rate each may have.
+THROTTLED_ROUTES = {"POST /rooms": 0.1, "POST /rooms/{id}/players": 0.2}
+# Response headers the API documents (README, openapi.json) that browsers must be able to read.
+EXPOSED_HEADERS = {"ETag", "Idempotent-Replayed", "Retry-After"}
 PSEUDO = {
     "AWS::AccountId", "AWS::NotificationARNs", "AWS::NoValue", "AWS::Partition",
     "AWS::Region", "AWS::StackId", "AWS::StackName", "AWS::URLSuffix",
@@ -157,7 +161,9 @@ def check(t):
         expect(meta.get("BuildMethod") == "rust-cargolambda", f"{fn}: BuildMethod must be rust-cargolambda")
         expect(meta.get("BuildProperties", {}).get("Binary") == binary,
                f"{fn}: BuildProperties.Binary must be {binary}")
-        env = (prop(fn, "Environment") or {}).get("Variables", {})
+        # SAM merges a function's variables over the Globals' ones.
+        env = dict((globals_fn.get("Environment") or {}).get("Variables", {}))
+        env.update((res.get("Properties", {}).get("Environment") or {}).get("Variables", {}))
         table_ref = env.get("MADANG_TABLE")
         expect(isinstance(table_ref, Tag) and table_ref.name == "Ref" and table_ref.value == "RoomsTable",
                f"{fn}: MADANG_TABLE must be !Ref RoomsTable")
@@ -222,7 +228,7 @@ def check(t):
         return isinstance(value, Tag) and value.name == "GetAtt" and value.value == "ApiFunction.Arn"
 
     cors_headers = {"Authorization", "Content-Type", "Idempotency-Key", "If-None-Match"}
-    exposed = {"ETag", "Retry-After"}
+    exposed = EXPOSED_HEADERS
     api_props = resource("HttpApi", "AWS::ApiGatewayV2::Api", "UseHttpApi")
     expect(api_props.get("ProtocolType") == "HTTP", "HttpApi must be an HTTP API")
     api_cors = api_props.get("CorsConfiguration", {})
@@ -245,9 +251,11 @@ def check(t):
     expect({"ThrottlingRateLimit", "ThrottlingBurstLimit"} <= set(throttling),
            "HttpApiStage needs default route throttling (rate and burst)")
     permission = resource("HttpApiPermission", "AWS::Lambda::Permission", "UseHttpApi")
+    source = permission.get("SourceArn")
     expect(permission.get("Action") == "lambda:InvokeFunction" and permission.get("Principal") == "apigateway.amazonaws.com"
-           and is_ref(permission.get("FunctionName"), "ApiFunction"),
-           "HttpApiPermission must let API Gateway invoke ApiFunction")
+           and is_ref(permission.get("FunctionName"), "ApiFunction")
+           and isinstance(source, Tag) and source.name == "Sub" and str(source.value).endswith("${HttpApi}/*"),
+           "HttpApiPermission must let API Gateway invoke ApiFunction from every route (SourceArn ${HttpApi}/*)")
     url = resource("ApiFunctionUrl", "AWS::Lambda::Url", "UseFunctionUrl")
     url_cors = url.get("Cors", {})
     expect(is_fn_arn(url.get("TargetFunctionArn")) and url.get("AuthType") == "NONE"
@@ -306,6 +314,39 @@ def check(t):
     expect(table.get("PointInTimeRecoverySpecification", {}).get("PointInTimeRecoveryEnabled") is True,
            "point-in-time recovery must be enabled")
 
+    # Abuse bounds (issue 10): reserved concurrency for both functions, so long-polls can
+    # neither take the account's whole concurrency nor starve the sweeper; room creation and
+    # joins throttled on routes of their own, far below the default (every documented response
+    # header is exposed to browsers by both front doors, above).
+    def number(value):
+        if isinstance(value, Tag) and value.name == "Ref":
+            value = parameters.get(value.value, {}).get("Default")
+        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    for fn in FUNCTIONS:
+        reserved = number(resources.get(fn, {}).get("Properties", {}).get("ReservedConcurrentExecutions"))
+        expect(reserved is not None and reserved >= 1, f"{fn}: needs ReservedConcurrentExecutions ≥ 1")
+    # Per-route throttles exist only on the HTTP API (a Function URL has none: reserved
+    # concurrency and the app's per-client limits bound it). They go in the stage's
+    # RouteSettings, whose keys must be routes of the API, created before the stage.
+    default_rate = number(throttling.get("ThrottlingRateLimit"))
+    route_settings = stage.get("RouteSettings", {}) or {}
+    route_ids = {res.get("Properties", {}).get("RouteKey"): name for name, res in resources.items()
+                 if res.get("Type") == "AWS::ApiGatewayV2::Route" and res.get("Condition") == "UseHttpApi"
+                 and is_ref(res.get("Properties", {}).get("ApiId"), "HttpApi")
+                 and repr(res.get("Properties", {}).get("Target")) == repr(Tag("Sub", "integrations/${HttpApiIntegration}"))}
+    depends = resources.get("HttpApiStage", {}).get("DependsOn", [])
+    depends = {depends} if isinstance(depends, str) else set(depends or [])
+    for key, share in THROTTLED_ROUTES.items():
+        settings = route_settings.get(key, {})
+        rate = number(settings.get("ThrottlingRateLimit"))
+        expect(rate is not None and default_rate is not None and rate <= default_rate * share,
+               f"HttpApiStage RouteSettings[{key!r}] needs a ThrottlingRateLimit at most {share:.0%} of the default")
+        expect(number(settings.get("ThrottlingBurstLimit")) is not None,
+               f"HttpApiStage RouteSettings[{key!r}] needs a ThrottlingBurstLimit")
+        expect(key in route_ids, f"RouteSettings[{key!r}] names no route: HttpApi needs a Route {key} to the integration")
+        expect(route_ids.get(key) in depends, f"HttpApiStage must DependsOn the route {key}")
+
     outputs = t.get("Outputs", {})
     expect({"ApiUrl", "TableName"} <= set(outputs), "Outputs must include ApiUrl and TableName")
     return fails
@@ -337,11 +378,22 @@ def self_test(t):
             "PayloadFormatVersion", "1.0"),
         "Function URL without CORS": lambda x: fn(x, "ApiFunctionUrl")["Properties"].pop("Cors"),
         "Function URL unconditional": lambda x: fn(x, "ApiFunctionUrl").pop("Condition"),
-        "Retry-After not exposed": lambda x: fn(x, "HttpApi")["Properties"]["CorsConfiguration"].__setitem__(
-            "ExposeHeaders", ["ETag"]),
         "MADANG_DEV deployed": lambda x: x["Globals"]["Function"]["Environment"]["Variables"].__setitem__(
             "MADANG_DEV", "1"),
         "wait cap above 20": lambda x: x["Parameters"]["MaxWaitSeconds"].__setitem__("MaxValue", 25),
+        "sweeper without reserved concurrency": lambda x: fn(x, "SweeperFunction")["Properties"].pop(
+            "ReservedConcurrentExecutions"),
+        "room creation throttled like actions": lambda x: fn(x, "HttpApiStage")["Properties"]["RouteSettings"][
+            "POST /rooms"].__setitem__("ThrottlingRateLimit", Tag("Ref", "ThrottlingRateLimit")),
+        "throttled route without its route": lambda x: x["Resources"].pop("HttpApiJoinRoute"),
+        "stage created before its routes": lambda x: fn(x, "HttpApiStage").pop("DependsOn"),
+        "permission for the proxy route only": lambda x: fn(x, "HttpApiPermission")["Properties"].__setitem__(
+            "SourceArn", Tag("Sub", "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:"
+                                    "${HttpApi}/*/*/{proxy+}")),
+        "Retry-After hidden from browsers": lambda x: fn(x, "HttpApi")["Properties"]["CorsConfiguration"][
+            "ExposeHeaders"].remove("Retry-After"),
+        "Idempotent-Replayed hidden on the Function URL": lambda x: fn(x, "ApiFunctionUrl")["Properties"]["Cors"][
+            "ExposeHeaders"].remove("Idempotent-Replayed"),
     }
     missed = []
     for name, breakage in breakages.items():

@@ -110,9 +110,9 @@ pub async fn walled_baduk_game(app: &TestApp) -> (String, Player, Player) {
     (room, black, white)
 }
 
-/// The stones marked dead in a room view.
+/// The stones marked dead in a room view, as board indices (`y * size + x`).
 pub fn dead_points(view: &Value) -> Vec<Value> {
-    view["state"]["scoring"]["dead"]
+    view["state"]["scoringMarks"]["dead"]
         .as_array()
         .cloned()
         .unwrap_or_default()
@@ -124,23 +124,26 @@ pub async fn check_a_whole_nine_by_nine_baduk_game(app: &TestApp) {
     let (room, black, white) = walled_baduk_game(app).await;
     let view = app.room(&room, None).await;
     assert!(
-        dead_points(&view).contains(&json!({"x": 1, "y": 4})),
+        dead_points(&view).contains(&json!(4 * 9 + 1)),
         "the lone invader is suggested dead: {}",
-        view["state"]["scoring"]
+        view["state"]["scoringMarks"]
     );
     // Black agrees; white toggles the stone alive, which clears both agreements…
     let agreed = app
         .act_ok(&room, &black, json!({"type": "agreeScore"}))
         .await;
-    assert_eq!(agreed["room"]["state"]["scoring"]["agreed"]["black"], true);
+    assert_eq!(
+        agreed["room"]["state"]["scoringMarks"]["agreed"]["black"],
+        true
+    );
     let toggled = app
         .act_ok(&room, &white, json!({"type": "toggleDead", "x": 1, "y": 4}))
         .await;
     assert_eq!(
-        toggled["room"]["state"]["scoring"]["agreed"],
+        toggled["room"]["state"]["scoringMarks"]["agreed"],
         json!({"black": false, "white": false})
     );
-    assert!(!dead_points(&toggled["room"]).contains(&json!({"x": 1, "y": 4})));
+    assert!(!dead_points(&toggled["room"]).contains(&json!(4 * 9 + 1)));
     // …then marks it dead again, and both agree.
     app.act_ok(&room, &white, json!({"type": "toggleDead", "x": 1, "y": 4}))
         .await;

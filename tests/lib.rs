@@ -3,9 +3,12 @@
 //!
 //! - [`games`]: whole 윷놀이 and 바둑 games played over HTTP, with their checks.
 //! - [`race`]: 64 clients racing on one room, checked against a replay of the accepted log.
+//! - [`exactly_once`]: lost answers, failed loads and saves, keyed retries and twins — every
+//!   action lands exactly once.
 //! - [`lambda`]: a Lambda Runtime API emulator running the real `api` and `sweeper` binaries.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod exactly_once;
 pub mod games;
 #[path = "lambda/emulator.rs"]
 pub mod lambda;
@@ -15,7 +18,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use madang_functions::{App, RoomStore, router, sweeper};
+use madang_functions::app::Limits;
+use madang_functions::{App, RoomStore, ServeConfig, router, sweeper};
 use madang_infra::EmbeddedStore;
 use madang_infra::contract::fresh_id;
 use reqwest::StatusCode;
@@ -44,22 +48,33 @@ pub struct Player {
     pub token: String,
 }
 
+/// An embedded store in a fresh temp directory.
+pub fn embedded_store() -> EmbeddedStore {
+    let dir = std::env::temp_dir().join(format!("madang-e2e-{}", fresh_id("app")));
+    std::fs::create_dir_all(&dir).unwrap();
+    EmbeddedStore::open(&dir.join("madang.sqlite3")).unwrap()
+}
+
 /// Starts the API on an embedded store in a fresh temp directory, with `MADANG_DEV` test
 /// support and the background sweeper, on 127.0.0.1 port 0.
 pub async fn spawn_app() -> TestApp {
-    let dir = std::env::temp_dir().join(format!("madang-e2e-{}", fresh_id("app")));
-    std::fs::create_dir_all(&dir).unwrap();
-    let store = Arc::new(EmbeddedStore::open(&dir.join("madang.sqlite3")).unwrap());
+    let store = Arc::new(embedded_store());
     TestApp {
         embedded: Some(store.clone()),
         ..spawn_app_on(store).await
     }
 }
 
+/// The limits the suites run under: the public defaults without the per-client ones, since
+/// every test client is 127.0.0.1 (the abuse suite checks the defaults themselves).
+pub fn test_limits() -> Limits {
+    Limits::default().trusted()
+}
+
 /// Starts the API over any store (the DynamoDB suites use this), with a background sweeper
 /// every 100 ms.
 pub async fn spawn_app_on<S: RoomStore>(store: Arc<S>) -> TestApp {
-    let app = App::new(store).with_dev(true);
+    let app = App::new(store).with_dev(true).with_limits(test_limits());
     let sweeping = app.clone();
     tokio::spawn(async move {
         loop {
@@ -74,14 +89,25 @@ pub async fn spawn_app_on<S: RoomStore>(store: Arc<S>) -> TestApp {
 /// clock, to sweep at chosen moments). For measurements: a sweeper polling in the background
 /// would mix its reads into every figure; the caller runs `sweeper::sweep` itself instead.
 pub async fn spawn_app_unswept<S: RoomStore>(store: Arc<S>) -> (TestApp, App<S>) {
-    let app = App::new(store).with_dev(true);
+    let app = App::new(store).with_dev(true).with_limits(test_limits());
     (serve(app.clone()).await, app)
 }
 
+/// Serves `app` on 127.0.0.1 port 0 with the library's serve loop — the one `madang` runs, with
+/// its timeouts and connection cap — until the test's runtime ends.
 async fn serve<S: RoomStore>(app: App<S>) -> TestApp {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr: SocketAddr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router(app)).await.unwrap() });
+    let config = ServeConfig {
+        // The 64-client races open more connections at once than a phone ever would.
+        max_connections: 4_096,
+        ..ServeConfig::default()
+    };
+    tokio::spawn(async move {
+        madang_functions::serve(router(app), listener, config, std::future::pending())
+            .await
+            .unwrap()
+    });
     TestApp {
         base: format!("http://{addr}"),
         http: reqwest::Client::new(),

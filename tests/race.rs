@@ -1,6 +1,8 @@
-//! 64 clients race to act on one room, each pinning the version it saw. Shared by every suite:
-//! every version must be accepted exactly once, nothing may be lost, and the final state must
-//! equal a replay of the accepted actions through the engine.
+//! 64 clients race to act on one room, each pinning the version it saw and keying every request;
+//! some send an accepted request again, as after a lost answer. Shared by every suite: every
+//! version must be accepted exactly once, nothing may be lost, every retry of a key gets the
+//! first answer, and the final state must equal a replay of the accepted actions through the
+//! engine.
 
 use std::sync::Arc;
 
@@ -42,6 +44,7 @@ pub async fn race(
             let (app, room, log) = (app.clone(), room.clone(), log.clone());
             let me = players[i % players.len()].clone();
             tokio::spawn(async move {
+                let mut sent = 0u64;
                 loop {
                     let view = app.room(&room, Some(&me)).await;
                     let version = view["version"].as_u64().unwrap();
@@ -54,13 +57,27 @@ pub async fn race(
                     }
                     let action = yut_action(&view["state"]);
                     let body = json!({"expectedVersion": version, "action": action});
-                    let r = app
-                        .post(&format!("/rooms/{room}/actions"), Some(&me.token), body)
-                        .await;
+                    // Every request is keyed, as the client library sends them; every third
+                    // accepted one is sent again, as after a lost answer.
+                    sent += 1;
+                    let key = format!("client-{i}-{sent}");
+                    let r = app.keyed(&room, &me, &key, body.clone()).await;
                     match r.status {
                         StatusCode::OK => {
                             assert_eq!(r.body["version"], version + 1);
                             log.lock().await.push((version + 1, me.id.clone(), action));
+                            if sent.is_multiple_of(3) {
+                                let again = app.keyed(&room, &me, &key, body).await;
+                                assert_eq!(again.status, StatusCode::OK, "{:?}", again.body);
+                                assert_eq!(again.headers["idempotent-replayed"], "true");
+                                assert_eq!(again.body["version"], r.body["version"]);
+                                // Events are kept for the room's latest keyed answer: when the
+                                // replay has them, they are the first answer's.
+                                let events = again.body["events"].as_array().unwrap();
+                                if !events.is_empty() {
+                                    assert_eq!(again.body["events"], r.body["events"]);
+                                }
+                            }
                         }
                         StatusCode::CONFLICT => {
                             assert!(r.body["room"]["version"].as_u64().unwrap() > version)
@@ -125,7 +142,7 @@ pub async fn check_racing_clients_never_double_apply(app: Arc<TestApp>) {
         )
         .unwrap();
     }
-    let replayed = serde_json::to_value(Yut::view(&state, None)).unwrap();
+    let replayed = serde_json::to_value(Yut::room_view(&state, None, last)).unwrap();
     assert_eq!(
         without_deadline(replayed),
         without_deadline(end["state"].clone())

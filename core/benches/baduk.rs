@@ -1,15 +1,20 @@
-//! 바둑 engine benchmarks: decoding a stored 300-move 19×19 game (a full replay), one move with
-//! the superko check at move 300, and counting a full 19×19 board.
+//! 바둑 engine benchmarks: decoding stored 300- and 400-move 19×19 games (unpacking the 9-bit
+//! move codes and a full replay), one move with the superko check at move 300, and counting a
+//! full 19×19 board.
 //!
 //! `cargo bench -p madang-core --bench baduk -j2`
 
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use madang_core::baduk::{Baduk, BadukAction, BadukOptions, BadukState, Position, scoring};
+use madang_core::baduk::history::PackedMoves;
+use madang_core::baduk::{
+    Baduk, BadukAction, BadukOptions, BadukState, Color, Phase, Position, scoring,
+};
 use madang_core::{Actor, Game, GameRng, Lineup, PlayerId};
 
-/// A 19×19 game of `moves` legal moves chosen by a fixed pseudo-random walk.
+/// A 19×19 game of `moves` legal moves chosen by a fixed pseudo-random walk; when 300 tries find
+/// no legal point (a nearly full board), a pass (and play resumes should it end play).
 fn game(moves: usize) -> (BadukState, GameRng) {
     let (a, b) = (PlayerId::new("p_7Hk2xQ"), PlayerId::new("p_Zr81mW"));
     let lineup = Lineup {
@@ -21,22 +26,47 @@ fn game(moves: usize) -> (BadukState, GameRng) {
     let mut state = Baduk::setup(&lineup, &BadukOptions::default(), &mut rng, now).unwrap();
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
     while state.moves().len() < moves {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        let index = (seed % 361) as i32;
         now += 3_000;
         let mover = state.players().get(state.turn()).clone();
-        let place = BadukAction::Place {
-            x: index % 19,
-            y: index / 19,
-        };
-        let _ = Baduk::apply(&mut state, Actor::Player(&mover), &place, &mut rng, now);
+        let placed = (0..300).any(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let index = (seed % 361) as i32;
+            let place = BadukAction::Place {
+                x: index % 19,
+                y: index / 19,
+            };
+            Baduk::apply(&mut state, Actor::Player(&mover), &place, &mut rng, now).is_ok()
+        });
+        if !placed {
+            let pass = BadukAction::Pass {};
+            Baduk::apply(&mut state, Actor::Player(&mover), &pass, &mut rng, now).unwrap();
+            if state.phase() == Phase::Scoring {
+                let other = state.players().get(state.turn()).clone();
+                let resume = BadukAction::ResumePlay {};
+                Baduk::apply(&mut state, Actor::Player(&other), &resume, &mut rng, now).unwrap();
+            }
+        }
     }
     (state, rng)
 }
 
 fn benches(c: &mut Criterion) {
+    let (long, _) = game(400);
+    let long_bytes = postcard::to_allocvec(&long).unwrap();
+    c.bench_function(
+        "decode stored 400-move 19x19 game (postcard + unpack + replay)",
+        |b| b.iter(|| postcard::from_bytes::<BadukState>(black_box(&long_bytes)).unwrap()),
+    );
+    c.bench_function("replay 400 moves 19x19 (Position::replay)", |b| {
+        b.iter(|| Position::replay(long.options(), black_box(long.moves())).unwrap())
+    });
+    let packed = PackedMoves::pack(long.moves(), 19, Color::Black);
+    c.bench_function("unpack 400 moves 19x19 (9-bit codes)", |b| {
+        b.iter(|| black_box(&packed).unpack(19, Color::Black).unwrap())
+    });
+
     let (state, rng) = game(300);
     let bytes = postcard::to_allocvec(&state).unwrap();
 

@@ -159,6 +159,14 @@ pub trait Game {
     /// The state as `viewer` may see it (`None`: a spectator).
     fn view(state: &Self::State, viewer: Option<&PlayerId>) -> Self::View;
 
+    /// The view inside a room at `version` (the room's version, which every accepted change
+    /// bumps by one): games whose spec State shows it (윷놀이 `turnSeq`) override this; the
+    /// default is [`Game::view`].
+    fn room_view(state: &Self::State, viewer: Option<&PlayerId>, version: u64) -> Self::View {
+        let _ = version;
+        Self::view(state, viewer)
+    }
+
     /// When the next timeout fires, if any action is awaited under a time limit.
     fn deadline(state: &Self::State) -> Option<Millis>;
 

@@ -10,6 +10,7 @@
 //! - [`schema`]: option schemas, for clients to draw the room-creation screen.
 //! - [`yut`]: 윷놀이 (`spec/yut.md`).
 //! - [`baduk`]: 바둑 (`spec/baduk.md`).
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod baduk;
 pub mod game;

@@ -344,7 +344,7 @@ fn views_and_results_have_the_spec_json_shapes() {
     t.pass().unwrap();
     t.pass().unwrap();
     let view = serde_json::to_value(Baduk::view(&t.state, None)).unwrap();
-    assert_eq!(view["scoring"]["preview"]["method"], "territory");
+    assert_eq!(view["scoringMarks"]["preview"]["method"], "territory");
     t.act(Color::Black, BadukAction::AgreeScore {}).unwrap();
     t.act(Color::White, BadukAction::AgreeScore {}).unwrap();
     assert_eq!(t.state.phase(), Phase::Finished);

@@ -2,7 +2,7 @@
 //! allows is accepted by `validate_options`, and every one it forbids is refused naming the
 //! field the schema names.
 //!
-//! 윷놀이: the whole product of every option's values (about six million combinations, through
+//! 윷놀이: the whole product of every option's values (about twelve million combinations, through
 //! the schema's constraints precomputed per value), then
 //! every head count for each mode and player limit. 바둑 has numeric ranges: the product of the
 //! options the constraints mention (ranges at their ends, inside and just outside), then each
@@ -59,6 +59,7 @@ fn yut_fields() -> Vec<(&'static str, usize, YutSetter)> {
         }),
         ("endMode", 2, |o, i| o.end_mode = EndMode::ALL[i]),
         ("onLeave", 2, |o, i| o.on_leave = OnLeave::ALL[i]),
+        ("hints", 2, |o, i| o.hints = i == 1),
     ]
 }
 
@@ -111,7 +112,7 @@ fn the_yut_schema_lists_exactly_the_values_the_typed_options_take() {
 
 /// The schema's verdict precomputed per value index: for each constraint (in order), its
 /// condition and its requirement as "is value `i` of field `f` in the listed values" tables, made
-/// with the schema's own [`Values::contains`]. Walking six million combinations through JSON
+/// with the schema's own [`Values::contains`]. Walking twelve million combinations through JSON
 /// lookups would take minutes; through these tables it takes seconds, and it reaches the same
 /// verdict as [`GameSchema::check`] (which the head-count test below uses directly).
 /// Field index → "is value `i` in the listed values".
@@ -211,8 +212,8 @@ fn every_yut_combination_the_schema_allows_validates_and_every_other_is_refused_
     let product: u64 = fields.iter().map(|f| f.1 as u64).product();
     assert_eq!(total, product);
     // yut.md leaves every option free; the rules page fixes all but mode, backdo, the timer
-    // (20/30/60) and the end mode.
-    assert_eq!(allowed, [product / 2, 2 * 2 * 3 * 2]);
+    // (20/30/60), the end mode and hints.
+    assert_eq!(allowed, [product / 2, 2 * 2 * 3 * 2 * 2]);
 }
 
 #[test]

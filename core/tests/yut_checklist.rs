@@ -1272,7 +1272,7 @@ fn the_view_json_matches_its_snapshot_and_holds_nothing_hidden() {
                 "finishRule": "pass", "nakPercent": 0, "backdoCaptureBonus": true,
                 "captureBonusOnYutMo": true, "ranking": "first", "turnSeconds": 30,
                 "turnCapSeconds": null, "timeoutPolicy": "yutMd", "idleTurnsToAuto": null,
-                "endMode": "finish", "onLeave": "concede"
+                "endMode": "finish", "onLeave": "concede", "hints": false
             },
             "players": ["p0", "p1"],
             "sideOf": {"p0": 0, "p1": 1},
@@ -1299,7 +1299,11 @@ fn the_view_json_matches_its_snapshot_and_holds_nothing_hidden() {
             "throwsOwed": 1,
             "pending": ["yut"],
             "lastThrow": {"sticks": [true, true, true, true], "result": "yut"},
+            "turnSeq": 0,
             "deadlineAt": 31_000,
+            "log": [
+                {"type": "thrown", "player": "p1", "sticks": [true, true, true, true], "result": "yut"}
+            ],
             "away": {"p0": false, "p1": false},
             "conceded": {"p0": false, "p1": false},
             "control": {"p0": "player", "p1": "player"},

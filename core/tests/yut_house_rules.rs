@@ -648,6 +648,10 @@ fn y16_a_teammate_recommends_a_move_seen_by_the_team_only_and_nothing_moves() {
         let view = serde_json::to_value(Yut::view(&t.state, viewer.as_ref())).unwrap();
         assert_eq!(view["recommendations"], serde_json::json!([]));
         assert!(
+            !view.to_string().contains("recommended"),
+            "the recommendation stays out of the public log: {view}"
+        );
+        assert!(
             !view
                 .to_string()
                 .contains(&format!("\"by\":\"{}\"", t.p(mate)))

@@ -43,39 +43,36 @@ impl Clock {
     }
 }
 
-/// The variable that caps the long-poll wait of a deployment, in seconds (`0`: short polls
-/// only — every read answers at once).
-pub const MAX_WAIT_VAR: &str = "MADANG_MAX_WAIT_SECS";
-
-/// Limits of the deployment the router runs in.
-#[derive(Clone, Copy, Debug)]
+/// Limits of the deployment the router runs in. The defaults are safe for a public deployment;
+/// [`Limits::with_env`] reads the `MADANG_LIMIT_*` overrides (README, "Configuration") and
+/// [`Limits::trusted`] lifts the per-client ones for tests. Enforced by [`crate::limits`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Longest long-poll wait, in seconds. 25 locally; 20 at most on Lambda (API Gateway cuts at
     /// 30 s, and a DynamoDB poll loop needs headroom). `0` turns long-polls into short polls.
     pub max_wait_secs: u64,
+    /// Rooms one client address may create per minute (0: no limit).
+    pub creates_per_minute: u32,
+    /// Joins one client address may make per minute, over all rooms (0: no limit).
+    pub joins_per_minute: u32,
+    /// Long-polls one client address may hold open at once (0: no limit).
+    pub polls_per_client: u32,
+    /// Long-polls the process holds open at once, from everyone (0: no limit).
+    pub polls_total: u32,
+    /// The largest request header block accepted, in bytes (names, values and line ends).
+    pub max_header_bytes: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_wait_secs: 25 }
-    }
-}
-
-impl Limits {
-    /// The limits with the wait cap of [`MAX_WAIT_VAR`] if it is set, never above `ceiling`
-    /// (what the front door allows); `default` when unset. A value that is not a number is an
-    /// error, not a silent default: a deployment that meant to turn long-polls off must not
-    /// keep paying for them.
-    pub fn from_env(default: u64, ceiling: u64) -> Result<Self, String> {
-        let max_wait_secs = match std::env::var(MAX_WAIT_VAR) {
-            Ok(v) => v.trim().parse::<u64>().map_err(|_| {
-                format!("{MAX_WAIT_VAR} must be a whole number of seconds, not `{v}`")
-            })?,
-            Err(_) => default,
-        };
-        Ok(Limits {
-            max_wait_secs: max_wait_secs.min(ceiling),
-        })
+        Limits {
+            max_wait_secs: 25,
+            creates_per_minute: 10,
+            joins_per_minute: 30,
+            polls_per_client: 8,
+            polls_total: 2_000,
+            max_header_bytes: 16 * 1024,
+        }
     }
 }
 

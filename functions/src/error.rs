@@ -4,7 +4,7 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use madang_core::room::{ErrorKind, RoomError};
-use madang_infra::StoreError;
+use madang_infra::{BoxError, StoreError};
 use serde_json::{Value, json};
 
 /// Why a request failed.
@@ -43,22 +43,70 @@ pub enum ApiError {
         /// Korean message.
         message: String,
     },
+    /// Too many requests of one kind from one client address (429, with `Retry-After`).
+    #[error("요청이 너무 잦아요. {retry_after_secs}초 뒤에 다시 해 주세요.")]
+    RateLimited {
+        /// Seconds until the next request of this kind is accepted.
+        retry_after_secs: u64,
+    },
+    /// Too many long-polls open at once, from this client or in total (429).
+    #[error("기다리는 요청이 너무 많아요. 잠시 뒤에 다시 해 주세요.")]
+    TooManyPolls,
+    /// The request's header block is over the limit (431).
+    #[error("요청 헤더가 너무 커요.")]
+    HeadersTooLarge,
+    /// A body that is not JSON (415): only `application/json` (or `+json`) is read.
+    #[error("본문은 Content-Type: application/json으로 보내 주세요.")]
+    UnsupportedMediaType,
+    /// A header that must appear once came more than once.
+    #[error("{0} 헤더는 한 번만 보내 주세요.")]
+    DuplicateHeader(&'static str),
+    /// The request took longer than the server allows (408).
+    #[error("요청이 너무 오래 걸렸어요.")]
+    Timeout,
+    /// An answer of the HTTP layer itself (no such route, wrong method, undecodable path…),
+    /// turned into problem+json by the router's last layer.
+    #[error("{detail}")]
+    Http {
+        /// The status the layer chose.
+        status: StatusCode,
+        /// Stable code.
+        code: &'static str,
+        /// Korean message.
+        detail: &'static str,
+    },
     /// The store failed in a retryable way.
     #[error("잠시 후 다시 시도해 주세요.")]
-    Unavailable(String),
-    /// A bug or corrupt data: logged, never shown.
+    Unavailable(#[source] StoreError),
+    /// The room kept changing under every attempt to save this request (it was never applied):
+    /// try again.
+    #[error("방이 너무 자주 바뀌고 있어요. 잠시 후 다시 시도해 주세요.")]
+    Busy,
+    /// A bug or corrupt data: logged with its cause, never shown.
     #[error("서버 오류가 났어요.")]
-    Internal(String),
+    Internal(#[source] BoxError),
 }
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::NotFound => ApiError::RoomNotFound,
-            StoreError::Unavailable(m) => ApiError::Unavailable(m),
-            other => ApiError::Internal(other.to_string()),
+            e @ StoreError::Unavailable(_) => ApiError::Unavailable(e),
+            other => ApiError::Internal(Box::new(other)),
         }
     }
+}
+
+/// An error with its whole chain of causes, for the logs: `a: b: c`.
+pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        out.push_str(": ");
+        out.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    out
 }
 
 impl ApiError {
@@ -80,7 +128,20 @@ impl ApiError {
                 e.code(),
             ),
             ApiError::Invalid { code, .. } => (StatusCode::UNPROCESSABLE_ENTITY, code),
+            ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED"),
+            ApiError::TooManyPolls => (StatusCode::TOO_MANY_REQUESTS, "TOO_MANY_POLLS"),
+            ApiError::HeadersTooLarge => (
+                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                "HEADERS_TOO_LARGE",
+            ),
+            ApiError::UnsupportedMediaType => {
+                (StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_MEDIA_TYPE")
+            }
+            ApiError::DuplicateHeader(_) => (StatusCode::BAD_REQUEST, "DUPLICATE_HEADER"),
+            ApiError::Timeout => (StatusCode::REQUEST_TIMEOUT, "REQUEST_TIMEOUT"),
+            ApiError::Http { status, code, .. } => (*status, code),
             ApiError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "STORE_UNAVAILABLE"),
+            ApiError::Busy => (StatusCode::SERVICE_UNAVAILABLE, "ROOM_BUSY"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL"),
         }
     }
@@ -90,8 +151,8 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (status, code) = self.status_and_code();
         match &self {
-            ApiError::Internal(m) | ApiError::Unavailable(m) => {
-                tracing::error!(code, error = %m, "request failed")
+            ApiError::Internal(_) | ApiError::Unavailable(_) | ApiError::Busy => {
+                tracing::error!(code, error = %chain(&self), "request failed")
             }
             _ => tracing::debug!(code, detail = %self, "request refused"),
         }
@@ -102,10 +163,13 @@ impl IntoResponse for ApiError {
             "code": code,
             "detail": self.to_string(),
         });
-        match self {
-            // The rare path: parse the pre-rendered view back to embed it.
+        match &self {
+            // The rare path: parse the pre-rendered view back to embed it (it was rendered by
+            // serde_json a moment ago, so it parses).
             ApiError::VersionConflict { room } => {
-                body["room"] = serde_json::from_str(room.get()).unwrap_or(Value::Null);
+                if let Ok(room) = serde_json::from_str::<Value>(room.get()) {
+                    body["room"] = room;
+                }
             }
             ApiError::Room(RoomError::InvalidOptions(e)) => body["field"] = json!(e.field),
             _ => {}
@@ -115,10 +179,15 @@ impl IntoResponse for ApiError {
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/problem+json"),
         );
-        if status == StatusCode::SERVICE_UNAVAILABLE {
+        let retry_after = match self {
+            ApiError::RateLimited { retry_after_secs } => Some(retry_after_secs.max(1)),
+            ApiError::TooManyPolls | ApiError::Unavailable(_) => Some(1),
+            _ => None,
+        };
+        if let Some(secs) = retry_after {
             response
                 .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
         response
     }

@@ -8,6 +8,9 @@
 //! - [`api`]: the routes of the HTTP contract, one module per concern.
 //! - [`service`]: the one straight path of a request — load, catch up, apply, conditional save.
 //! - [`error`]: [`ApiError`] and its RFC 9457 problem+json rendering.
+//! - [`limits`]: per-client rate and long-poll limits, header size, JSON-only bodies.
+//! - [`mod@serve`]: the bounded TCP serve loop of the local server and the tests (timeouts,
+//!   connection cap, graceful shutdown).
 //! - [`sweeper`]: fires overdue timeouts of rooms nobody is polling.
 //! - [`telemetry`]: tracing setup (JSON on Lambda, human-readable locally).
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
@@ -15,6 +18,8 @@
 pub mod api;
 pub mod app;
 pub mod error;
+pub mod limits;
+pub mod serve;
 pub mod service;
 pub mod sweeper;
 pub mod telemetry;
@@ -23,3 +28,4 @@ pub use api::router;
 pub use app::{App, Clock};
 pub use error::ApiError;
 pub use madang_infra::RoomStore;
+pub use serve::{ServeConfig, serve, shutdown_signal};

@@ -10,7 +10,9 @@
 use madang_core::Millis;
 use madang_infra::{RoomStore, StoreError};
 
-use crate::service::Loaded;
+use crate::error::{ApiError, chain};
+use crate::service::new_request_id;
+use crate::service::save::{Target, transact};
 
 /// What one sweep did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -24,7 +26,7 @@ pub struct SweepReport {
     pub timeouts_fired: u64,
     /// Rooms whose indexed due time was early and was moved to the exact one.
     pub reindexed: usize,
-    /// Rooms a player's request changed first (their request did the work).
+    /// Rooms a player's request changed while the sweeper looked (their request did the work).
     pub lost_races: usize,
     /// Rooms that could not be read or written (logged; retried on the next sweep).
     pub errors: usize,
@@ -36,14 +38,16 @@ pub async fn sweep<S: RoomStore>(store: &S, now: Millis, limit: usize) -> SweepR
     let ids = match store.due_rooms(now, limit).await {
         Ok(ids) => ids,
         Err(e) => {
-            tracing::error!(error = %e, "due-room query failed");
+            tracing::error!(error = %chain(&e), "due-room query failed");
             report.errors += 1;
             return report;
         }
     };
     for id in ids {
         report.visited += 1;
-        match sweep_room(store, &id, now).await {
+        // Boxed: the save path's future is deep, and nesting it in this loop's future overflows
+        // the compiler's layout recursion on the Lambda binary. One allocation per room.
+        match Box::pin(sweep_room(store, &id, now)).await {
             Ok(Swept::Fired(n)) => {
                 report.rooms_fired += 1;
                 report.timeouts_fired += n;
@@ -51,12 +55,12 @@ pub async fn sweep<S: RoomStore>(store: &S, now: Millis, limit: usize) -> SweepR
             }
             Ok(Swept::Reindexed) => report.reindexed += 1,
             Ok(Swept::Nothing) => {}
-            Err(StoreError::VersionConflict { .. }) => report.lost_races += 1,
+            Ok(Swept::LostRace) => report.lost_races += 1,
             // Expired or deleted since the index listed it.
-            Err(StoreError::NotFound) => {}
+            Err(ApiError::RoomNotFound) => {}
             Err(e) => {
                 report.errors += 1;
-                tracing::warn!(room_id = %id, error = %e, "sweep of room failed");
+                tracing::warn!(room_id = %id, error = %chain(&e), "sweep of room failed");
             }
         }
     }
@@ -66,24 +70,37 @@ pub async fn sweep<S: RoomStore>(store: &S, now: Millis, limit: usize) -> SweepR
 enum Swept {
     Fired(u64),
     Reindexed,
+    /// A player's save landed between the sweeper's load and its reindex (that save moved the
+    /// index itself).
+    LostRace,
     Nothing,
 }
 
-async fn sweep_room<S: RoomStore>(store: &S, id: &str, now: Millis) -> Result<Swept, StoreError> {
-    let mut loaded = Loaded::from_stored(store.load(id, now).await?)
-        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let before = loaded.room.version();
-    let fired = loaded.catch_up(now);
-    if fired > 0 {
-        store.save_if_version(&loaded.to_stored(), before).await?;
-        return Ok(Swept::Fired(fired));
+async fn sweep_room<S: RoomStore>(store: &S, id: &str, now: Millis) -> Result<Swept, ApiError> {
+    // The same save path as every request: if a player's request saves first, the sweeper's
+    // attempt is redone on the fresh room, where that request has already fired these
+    // timeouts — so it finds nothing to fire and writes nothing.
+    let saved = transact(
+        store,
+        || now,
+        Target::Load(id),
+        new_request_id()?,
+        |loaded, _, _| Ok(loaded.room.version() - loaded.loaded_version),
+    )
+    .await?;
+    if saved.outcome > 0 {
+        return Ok(Swept::Fired(saved.outcome));
     }
     // Nothing was due yet: the index held an early time (stores index lazily, or a player
     // reconnected). Move it to the exact time so the room is not visited again before then.
+    let loaded = saved.loaded;
     let exact = loaded.due_at();
-    if exact != loaded.stored.indexed_due {
-        store.reindex(id, before, exact).await?;
-        return Ok(Swept::Reindexed);
+    if exact == loaded.indexed_due() {
+        return Ok(Swept::Nothing);
     }
-    Ok(Swept::Nothing)
+    match store.reindex(id, loaded.loaded_version, exact).await {
+        Ok(()) => Ok(Swept::Reindexed),
+        Err(StoreError::VersionConflict { .. }) => Ok(Swept::LostRace),
+        Err(e) => Err(e.into()),
+    }
 }

@@ -54,6 +54,7 @@ pub async fn run<S: RoomStore>(store: Arc<S>) {
     a_room_is_listed_by_its_due_time_however_it_moves(&*store).await;
     reindex_moves_the_due_time_without_a_new_version(&*store).await;
     touch_records_presence_without_a_new_version(&*store).await;
+    touch_never_moves_presence_back(&*store).await;
     wait_for_change_returns_at_once_when_already_newer(&*store).await;
     wait_for_change_times_out_when_nothing_changes(&*store).await;
     wait_for_change_wakes_when_the_room_is_saved(store).await;
@@ -310,6 +311,28 @@ async fn touch_records_presence_without_a_new_version<S: RoomStore>(store: &S) {
     );
     assert_eq!(loaded.presence.get("p1"), Some(&(NOW + 20)));
     assert_eq!(loaded.presence.get("p2"), Some(&(NOW + 10)));
+}
+
+async fn touch_never_moves_presence_back<S: RoomStore>(store: &S) {
+    let id = fresh_id("touch-back");
+    store.create(&sample(&id, 1, None)).await.expect("create");
+    store.touch(&id, "p2", NOW + 20).await.expect("touch");
+    // A slower request of the same player finishing last: accepted, but changes nothing.
+    store
+        .touch(&id, "p2", NOW + 5)
+        .await
+        .expect("an older touch is no error");
+    let loaded = store.load(&id, NOW).await.expect("load");
+    assert_eq!(
+        loaded.presence.get("p2"),
+        Some(&(NOW + 20)),
+        "touch_never_moves_presence_back"
+    );
+    let missing = store.touch(&fresh_id("touch-none"), "p1", NOW).await;
+    assert!(
+        matches!(missing, Err(StoreError::NotFound)),
+        "touch_never_moves_presence_back: a missing room is NotFound: {missing:?}"
+    );
 }
 
 async fn wait_for_change_returns_at_once_when_already_newer<S: RoomStore>(store: &S) {

@@ -12,19 +12,32 @@
 //!
 //! Loads are served from an in-process cache of the rooms as last written: this process is the
 //! file's only writer, and every write updates the cache while it still holds the writer lock (a
-//! cache miss is read under that lock too), so the cache is never behind the file.
+//! cache miss is read under that lock too), so the cache is never behind the file. The cache is
+//! a least-recently-used map bounded both in rooms ([`CACHED_ROOMS`]) and in bytes
+//! ([`CACHED_BYTES`]), applied on every insert, so a flood of new rooms cannot grow the process.
 //!
-//! Checkpoints (copying the WAL back into the database file, with an `fsync`) run on a background
-//! thread of their own, never inside a request: SQLite's automatic checkpoint would otherwise make
-//! whichever write crossed the threshold wait for the disk.
+//! The file stays bounded too, however long a writer keeps writing:
+//! - Checkpoints (copying the WAL back into the database file, with an `fsync`) run on a
+//!   background thread, never inside a request: SQLite's automatic checkpoint would otherwise
+//!   make whichever write crossed the threshold wait for the disk. A PASSIVE checkpoint copies
+//!   what it can without waiting, but a WAL only starts over from its beginning when a checkpoint
+//!   has caught up with a writer that pauses — and a busy server never pauses. So once the WAL
+//!   file passes [`WAL_TRUNCATE_AT`], the thread takes the writer lock for one TRUNCATE
+//!   checkpoint (tens of milliseconds), which empties it; `journal_size_limit` caps what a WAL
+//!   keeps on disk after any reset.
+//! - Expired rooms (and their presence) are deleted every [`PURGE_EVERY`], a batch at a time.
+//! - Presence entries of players no longer seated (they left or were kicked) are deleted when
+//!   the room is saved, so join/leave cycles leave one entry per current player.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use madang_core::Millis;
+use madang_core::room::AnyRoom;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::notify::Notifier;
@@ -33,23 +46,46 @@ use crate::store::{RoomStore, StoreError, StoredRoom};
 /// A [`RoomStore`] in a single SQLite file.
 #[derive(Debug)]
 pub struct EmbeddedStore {
-    conn: Mutex<Connection>,
-    cache: Mutex<HashMap<String, StoredRoom>>,
+    shared: Arc<Shared>,
     reader: Mutex<Connection>,
     notifier: Notifier,
-    stop_checkpoints: Arc<AtomicBool>,
+    wal: PathBuf,
+    stop_background: Arc<AtomicBool>,
 }
 
-/// Rooms kept in the cache; past this it starts over (a miss costs one SQLite read).
-const CACHED_ROOMS: usize = 10_000;
+/// What the request path and the background thread share.
+#[derive(Debug)]
+struct Shared {
+    conn: Mutex<Connection>,
+    cache: Mutex<RoomCache>,
+}
 
-/// How often the background thread checkpoints the WAL.
-const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
+/// Most rooms kept in the cache (a miss costs one SQLite read).
+pub const CACHED_ROOMS: usize = 10_000;
+
+/// Most bytes of rooms kept in the cache (ids, bodies, presence, and a per-entry overhead).
+pub const CACHED_BYTES: usize = 16 * 1024 * 1024;
+
+/// How often the background thread looks at the WAL's size.
+const WAL_CHECK_EVERY: Duration = Duration::from_millis(100);
+
+/// A PASSIVE checkpoint runs every this many size checks.
+const PASSIVE_EVERY_CHECKS: u32 = 5;
+
+/// Past this size the WAL is emptied by a TRUNCATE checkpoint under the writer lock. At the
+/// measured peak write rate the WAL grows well under this much between two checks, so the file
+/// stays below twice this (and far below 64 MiB).
+pub const WAL_TRUNCATE_AT: u64 = 16 * 1024 * 1024;
+
+/// How often expired rooms are deleted, and how many per transaction.
+pub const PURGE_EVERY: Duration = Duration::from_secs(60);
+const PURGE_BATCH: usize = 500;
 
 const SCHEMA: &str = "
     PRAGMA journal_mode = WAL;
     PRAGMA synchronous = NORMAL;
     PRAGMA busy_timeout = 5000;
+    PRAGMA journal_size_limit = 16777216;
     CREATE TABLE IF NOT EXISTS rooms (
         id TEXT PRIMARY KEY,
         version INTEGER NOT NULL,
@@ -58,6 +94,7 @@ const SCHEMA: &str = "
         expires_at INTEGER NOT NULL
     ) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS rooms_due ON rooms (due) WHERE due IS NOT NULL;
+    CREATE INDEX IF NOT EXISTS rooms_expiry ON rooms (expires_at);
     CREATE TABLE IF NOT EXISTS presence (
         room TEXT NOT NULL,
         player TEXT NOT NULL,
@@ -66,8 +103,74 @@ const SCHEMA: &str = "
     ) WITHOUT ROWID;
 ";
 
+/// A least-recently-used cache of rooms, bounded in entries and in bytes.
+#[derive(Debug, Default)]
+struct RoomCache {
+    rooms: HashMap<String, (StoredRoom, u64)>,
+    /// Use tick → id, oldest first.
+    order: BTreeMap<u64, String>,
+    tick: u64,
+    bytes: usize,
+}
+
+/// What a cached room costs, roughly: its bytes plus the map entries around them.
+fn cost(room: &StoredRoom) -> usize {
+    2 * room.id.len() + room.body.len() + room.presence.len() * 48 + 160
+}
+
+impl RoomCache {
+    fn get(&mut self, id: &str) -> Option<&StoredRoom> {
+        let (_, used) = self.rooms.get(id)?;
+        let used = *used;
+        self.tick += 1;
+        let tick = self.tick;
+        if let Some(key) = self.order.remove(&used) {
+            self.order.insert(tick, key);
+        }
+        let entry = self.rooms.get_mut(id)?;
+        entry.1 = tick;
+        Some(&entry.0)
+    }
+
+    fn insert(&mut self, room: StoredRoom) {
+        self.remove(&room.id);
+        self.tick += 1;
+        self.bytes += cost(&room);
+        self.order.insert(self.tick, room.id.clone());
+        self.rooms.insert(room.id.clone(), (room, self.tick));
+        while self.rooms.len() > CACHED_ROOMS || self.bytes > CACHED_BYTES {
+            let Some((_, oldest)) = self.order.pop_first() else {
+                break;
+            };
+            if let Some((evicted, _)) = self.rooms.remove(&oldest) {
+                self.bytes -= cost(&evicted);
+            }
+        }
+    }
+
+    /// Changes a cached room in place (keeping the byte count right).
+    fn update(&mut self, id: &str, change: impl FnOnce(&mut StoredRoom)) {
+        if let Some((room, _)) = self.rooms.get_mut(id) {
+            self.bytes -= cost(room);
+            change(room);
+            self.bytes += cost(room);
+        }
+    }
+
+    fn remove(&mut self, id: &str) {
+        if let Some((room, used)) = self.rooms.remove(id) {
+            self.order.remove(&used);
+            self.bytes -= cost(&room);
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.rooms.len()
+    }
+}
+
 fn unavailable(e: rusqlite::Error) -> StoreError {
-    StoreError::Unavailable(e.to_string())
+    StoreError::Unavailable(Box::new(e))
 }
 
 /// SQLite integers are signed; times and versions are far below `i64::MAX`.
@@ -77,6 +180,90 @@ fn int(v: u64) -> i64 {
 
 fn uint(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
+}
+
+fn system_now() -> Millis {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as Millis)
+        .unwrap_or(0)
+}
+
+impl Shared {
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the lock cannot leave SQLite half-written (statements are
+        // atomic), so a poisoned lock is still safe to use.
+        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn cache(&self) -> MutexGuard<'_, RoomCache> {
+        self.cache.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Deletes up to one batch of rooms expired at `now`, with their presence; returns how many.
+    fn purge_batch(&self, now: Millis) -> Result<usize, StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(unavailable)?;
+        let ids: Vec<String> = tx
+            .prepare_cached("SELECT id FROM rooms WHERE expires_at <= ?1 LIMIT ?2")
+            .and_then(|mut st| {
+                st.query_map(params![int(now), int(PURGE_BATCH as u64)], |r| r.get(0))?
+                    .collect()
+            })
+            .map_err(unavailable)?;
+        for id in &ids {
+            tx.execute("DELETE FROM presence WHERE room = ?1", params![id])
+                .map_err(unavailable)?;
+            tx.execute("DELETE FROM rooms WHERE id = ?1", params![id])
+                .map_err(unavailable)?;
+        }
+        tx.commit().map_err(unavailable)?;
+        let mut cache = self.cache();
+        for id in &ids {
+            cache.remove(id);
+        }
+        Ok(ids.len())
+    }
+}
+
+/// The background thread: checkpoints (PASSIVE often, TRUNCATE when the WAL grew past
+/// [`WAL_TRUNCATE_AT`]) and the periodic purge of expired rooms.
+fn background(shared: Arc<Shared>, checkpointer: Connection, wal: PathBuf, stop: Arc<AtomicBool>) {
+    let mut checks = 0u32;
+    let mut last_purge = Instant::now();
+    while !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(WAL_CHECK_EVERY);
+        checks = checks.wrapping_add(1);
+        let size = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+        let result = if size > WAL_TRUNCATE_AT {
+            // Under the writer lock no write can slip in, so the checkpoint catches up and the
+            // WAL starts over; the sweeper's reads are short and the busy timeout waits them out.
+            let conn = shared.conn();
+            conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
+        } else if checks.is_multiple_of(PASSIVE_EVERY_CHECKS) {
+            // PASSIVE: copy what it can without waiting for readers or the writer.
+            checkpointer.execute_batch("PRAGMA wal_checkpoint(PASSIVE);")
+        } else {
+            Ok(())
+        };
+        if let Err(e) = result {
+            tracing::warn!(error = %e, "WAL checkpoint failed");
+        }
+        if last_purge.elapsed() >= PURGE_EVERY {
+            last_purge = Instant::now();
+            let now = system_now();
+            loop {
+                match shared.purge_batch(now) {
+                    Ok(n) if n == PURGE_BATCH && !stop.load(Ordering::Relaxed) => continue,
+                    Ok(_) => break,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "purging expired rooms failed");
+                        break;
+                    }
+                }
+            }
+        }
+    }
 }
 
 impl EmbeddedStore {
@@ -90,28 +277,59 @@ impl EmbeddedStore {
         reader
             .execute_batch("PRAGMA busy_timeout = 5000;")
             .map_err(unavailable)?;
-        let stop_checkpoints = Arc::new(AtomicBool::new(false));
         let checkpointer = Connection::open(path).map_err(unavailable)?;
-        let stop = stop_checkpoints.clone();
+        checkpointer
+            .execute_batch("PRAGMA journal_size_limit = 16777216;")
+            .map_err(unavailable)?;
+        let mut wal = OsString::from(path.as_os_str());
+        wal.push("-wal");
+        let wal = PathBuf::from(wal);
+        let shared = Arc::new(Shared {
+            conn: Mutex::new(conn),
+            cache: Mutex::new(RoomCache::default()),
+        });
+        let stop_background = Arc::new(AtomicBool::new(false));
+        let (thread_shared, thread_wal, stop) =
+            (shared.clone(), wal.clone(), stop_background.clone());
         std::thread::Builder::new()
             .name("madang-checkpoint".into())
-            .spawn(move || {
-                while !stop.load(Ordering::Relaxed) {
-                    std::thread::sleep(CHECKPOINT_EVERY);
-                    // PASSIVE: copy what it can without waiting for readers or the writer.
-                    if let Err(e) = checkpointer.execute_batch("PRAGMA wal_checkpoint(PASSIVE);") {
-                        tracing::warn!(error = %e, "WAL checkpoint failed");
-                    }
-                }
-            })
-            .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+            .spawn(move || background(thread_shared, checkpointer, thread_wal, stop))
+            .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
         Ok(EmbeddedStore {
-            conn: Mutex::new(conn),
-            cache: Mutex::new(HashMap::new()),
+            shared,
             reader: Mutex::new(reader),
             notifier: Notifier::default(),
-            stop_checkpoints,
+            wal,
+            stop_background,
         })
+    }
+
+    /// Deletes every room expired at `now` (the background thread does this every
+    /// [`PURGE_EVERY`] by the system clock); returns how many went.
+    pub fn purge_expired(&self, now: Millis) -> Result<usize, StoreError> {
+        let mut total = 0;
+        loop {
+            let n = self.shared.purge_batch(now)?;
+            total += n;
+            if n < PURGE_BATCH {
+                return Ok(total);
+            }
+        }
+    }
+
+    /// The WAL file's size in bytes now (0 when there is none).
+    pub fn wal_bytes(&self) -> u64 {
+        std::fs::metadata(&self.wal).map(|m| m.len()).unwrap_or(0)
+    }
+
+    /// How many rooms the cache holds now.
+    pub fn cached_rooms(&self) -> usize {
+        self.shared.cache().len()
+    }
+
+    /// Rooms waiting in the notifier (rooms someone is long-polling right now).
+    pub fn watched_rooms(&self) -> usize {
+        self.notifier.len()
     }
 
     fn reader(&self) -> MutexGuard<'_, Connection> {
@@ -119,21 +337,17 @@ impl EmbeddedStore {
     }
 
     fn conn(&self) -> MutexGuard<'_, Connection> {
-        // A panic while holding the lock cannot leave SQLite half-written (statements are
-        // atomic), so a poisoned lock is still safe to use.
-        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+        self.shared.conn()
     }
 
-    fn cache(&self) -> MutexGuard<'_, HashMap<String, StoredRoom>> {
-        self.cache.lock().unwrap_or_else(|e| e.into_inner())
+    fn cache(&self) -> MutexGuard<'_, RoomCache> {
+        self.shared.cache()
     }
 
     /// Applies `change` to the cached room, if it is cached. Called with the writer lock held,
     /// right after the write committed, so cache updates happen in commit order.
     fn update_cached(&self, id: &str, change: impl FnOnce(&mut StoredRoom)) {
-        if let Some(room) = self.cache().get_mut(id) {
-            change(room);
-        }
+        self.cache().update(id, change);
     }
 
     /// The room as last written: from the cache, or read from the file and cached.
@@ -147,11 +361,7 @@ impl EmbeddedStore {
         let Some(room) = Self::read_file(&conn, id)? else {
             return Ok(None);
         };
-        let mut cache = self.cache();
-        if cache.len() >= CACHED_ROOMS {
-            cache.clear();
-        }
-        cache.insert(id.to_owned(), room.clone());
+        self.cache().insert(room.clone());
         Ok(Some(room))
     }
 
@@ -197,8 +407,18 @@ impl EmbeddedStore {
 
 impl Drop for EmbeddedStore {
     fn drop(&mut self) {
-        self.stop_checkpoints.store(true, Ordering::Relaxed);
+        self.stop_background.store(true, Ordering::Relaxed);
     }
+}
+
+/// The players whose presence still matters in the room `body` encodes (seated, not gone). A
+/// body that does not decode (the store contract's opaque test bodies) gives `None`: prune
+/// nothing.
+fn present_of(body: &[u8]) -> Option<Vec<String>> {
+    let room = AnyRoom::decode(body).ok()?;
+    Some(
+        madang_core::with_room!(&room, r => r.present_ids().map(|p| p.as_str().to_owned()).collect()),
+    )
 }
 
 impl RoomStore for EmbeddedStore {
@@ -227,7 +447,7 @@ impl RoomStore for EmbeddedStore {
             tx.commit().map_err(unavailable)?;
             let mut stored = room.clone();
             stored.indexed_due = room.due;
-            self.cache().insert(room.id.clone(), stored);
+            self.cache().insert(stored);
         }
         self.notifier.notify(&room.id, room.version);
         Ok(())
@@ -259,13 +479,37 @@ impl RoomStore for EmbeddedStore {
             })
             .map_err(unavailable)?;
         if updated == 1 {
-            // Presence stays as cached: saves never write it.
+            // Presence is never written by a save, only pruned: a player who is no longer
+            // seated will not be seen again, so their entry goes.
+            let gone = match present_of(&room.body) {
+                Some(present) => {
+                    let cache = self.cache();
+                    let known = cache
+                        .rooms
+                        .get(&room.id)
+                        .map_or(&room.presence, |(cached, _)| &cached.presence);
+                    known
+                        .keys()
+                        .filter(|p| !present.contains(p))
+                        .cloned()
+                        .collect()
+                }
+                None => Vec::new(),
+            };
+            for player in &gone {
+                conn.prepare_cached("DELETE FROM presence WHERE room = ?1 AND player = ?2")
+                    .and_then(|mut st| st.execute(params![room.id, player]))
+                    .map_err(unavailable)?;
+            }
             self.update_cached(&room.id, |cached| {
                 cached.version = room.version;
                 cached.body.clone_from(&room.body);
                 cached.due = room.due;
                 cached.indexed_due = room.due;
                 cached.expires_at = room.expires_at;
+                for player in &gone {
+                    cached.presence.remove(player);
+                }
             });
         }
         drop(conn);
@@ -343,12 +587,18 @@ impl RoomStore for EmbeddedStore {
 
     async fn touch(&self, id: &str, player: &str, now: Millis) -> Result<(), StoreError> {
         let conn = self.conn();
-        conn.prepare_cached(
-            "INSERT INTO presence (room, player, seen) VALUES (?1, ?2, ?3)
+        // Only for a room that exists: a stray row would outlive every purge.
+        let changed = conn
+            .prepare_cached(
+                "INSERT INTO presence (room, player, seen)
+                 SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM rooms WHERE id = ?1)
                  ON CONFLICT (room, player) DO UPDATE SET seen = max(seen, excluded.seen)",
-        )
-        .and_then(|mut st| st.execute(params![id, player, int(now)]))
-        .map_err(unavailable)?;
+            )
+            .and_then(|mut st| st.execute(params![id, player, int(now)]))
+            .map_err(unavailable)?;
+        if changed == 0 {
+            return Err(StoreError::NotFound);
+        }
         self.update_cached(id, |cached| {
             let seen = cached.presence.entry(player.to_owned()).or_insert(now);
             *seen = (*seen).max(now);

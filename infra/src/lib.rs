@@ -7,15 +7,19 @@
 //! - [`embedded`]: the single-file SQLite store the local server uses by default.
 //! - [`notify`]: in-process change notification, so long-polls wake the moment a room changes.
 //! - `contract` (feature `contract`): the test suite every `RoomStore` adapter must pass.
+//! - `faults` (feature `contract`): a store wrapper that loses answers and fails calls on
+//!   purpose, for the exactly-once tests.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 #[cfg(feature = "contract")]
 pub mod contract;
 pub mod dynamo;
 pub mod embedded;
+#[cfg(feature = "contract")]
+pub mod faults;
 pub mod notify;
 pub mod store;
 
 pub use dynamo::DynamoStore;
 pub use embedded::EmbeddedStore;
-pub use store::{RoomStore, StoreError, StoredRoom};
+pub use store::{BoxError, RoomStore, StoreError, StoredRoom};

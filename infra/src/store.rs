@@ -26,6 +26,8 @@ pub struct StoredRoom {
     pub expires_at: Millis,
     /// When each player was last seen (player id → epoch ms). Filled by `load`; written only by
     /// `create` and `touch`, never by `save_if_version`, so polling costs no versioned write.
+    /// A save may drop the entries of players the saved room no longer seats (they left or were
+    /// kicked), which keeps presence bounded by the seats.
     pub presence: BTreeMap<String, Millis>,
     /// What the store's due index held when the room was loaded. Stores that index lazily (to
     /// keep index writes rare) use it to decide whether the index must move; others ignore it.
@@ -48,13 +50,17 @@ pub enum StoreError {
         /// The room as stored now, if known.
         current: Option<Box<StoredRoom>>,
     },
-    /// The database could not be reached or refused for a retryable reason (503).
-    #[error("store unavailable: {0}")]
-    Unavailable(String),
+    /// The database could not be reached or refused for a retryable reason (503). A write that
+    /// failed this way may still have landed.
+    #[error("store unavailable")]
+    Unavailable(#[source] BoxError),
     /// Stored data that cannot be read back.
-    #[error("stored data is corrupt: {0}")]
-    Corrupt(String),
+    #[error("stored data is corrupt")]
+    Corrupt(#[source] BoxError),
 }
+
+/// The cause of a store failure, kept whole (its own sources included) for the logs.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// Where rooms live. Implementations: [`crate::EmbeddedStore`] (local), [`crate::DynamoStore`]
 /// (production). All of them pass the suite in `contract`.
@@ -70,7 +76,8 @@ pub trait RoomStore: Send + Sync + 'static {
     ) -> impl Future<Output = Result<StoredRoom, StoreError>> + Send;
 
     /// Replaces the room if its stored version is still `expected`; otherwise `VersionConflict`.
-    /// Presence is left as stored.
+    /// Presence is left as stored, except that entries of players the saved room no longer
+    /// seats may go (the embedded store drops them; see [`madang_core::room::Room::present_ids`]).
     fn save_if_version(
         &self,
         room: &StoredRoom,
@@ -102,7 +109,9 @@ pub trait RoomStore: Send + Sync + 'static {
         timeout: Duration,
     ) -> impl Future<Output = Result<Option<StoredRoom>, StoreError>> + Send;
 
-    /// Records that `player` was seen at `now`, without touching the version.
+    /// Records that `player` was seen at `now`, without touching the version. Never moves an
+    /// entry back: a `now` older than the stored one changes nothing (and is not an error).
+    /// A missing room is `NotFound`.
     fn touch(
         &self,
         id: &str,

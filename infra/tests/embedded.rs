@@ -32,3 +32,51 @@ async fn a_saved_room_survives_reopening_the_file() {
     let store = EmbeddedStore::open(&path).unwrap();
     assert_eq!(store.load(&id, 0).await.unwrap().version, 2);
 }
+
+#[tokio::test]
+async fn expired_rooms_are_deleted_with_their_presence() {
+    let path = temp_db("purge");
+    let store = EmbeddedStore::open(&path).unwrap();
+    let gone = fresh_id("purge-gone");
+    let kept = fresh_id("purge-kept");
+    let mut old = sample(&gone, 1, None);
+    old.expires_at = 1_000;
+    store.create(&old).await.unwrap();
+    let mut young = sample(&kept, 1, None);
+    young.expires_at = u64::MAX / 4;
+    store.create(&young).await.unwrap();
+    assert_eq!(store.purge_expired(2_000).unwrap(), 1);
+    assert_eq!(store.purge_expired(2_000).unwrap(), 0);
+    // Gone from the file too (the cache alone could hide it): reopen and look.
+    drop(store);
+    let store = EmbeddedStore::open(&path).unwrap();
+    assert!(store.load(&gone, 0).await.is_err());
+    assert!(store.load(&kept, 0).await.is_ok());
+    assert!(store.touch(&gone, "p1", 3_000).await.is_err());
+}
+
+#[tokio::test]
+async fn the_room_cache_stays_within_its_bound() {
+    let store = EmbeddedStore::open(&temp_db("lru")).unwrap();
+    let first = fresh_id("lru-first");
+    store.create(&sample(&first, 1, None)).await.unwrap();
+    let over = madang_infra::embedded::CACHED_ROOMS + 50;
+    for i in 0..over {
+        store
+            .create(&sample(&format!("{first}-{i}"), 1, None))
+            .await
+            .unwrap();
+        if i % 1_000 == 0 {
+            // Keep the first room in use: least recently used is not least recently created.
+            store.load(&first, 0).await.unwrap();
+        }
+        assert!(store.cached_rooms() <= madang_infra::embedded::CACHED_ROOMS);
+    }
+    assert_eq!(store.cached_rooms(), madang_infra::embedded::CACHED_ROOMS);
+    // Every room still loads (evicted ones from the file), the first one without a miss.
+    assert_eq!(
+        store.load(&format!("{first}-0"), 0).await.unwrap().version,
+        1
+    );
+    assert_eq!(store.load(&first, 0).await.unwrap().version, 1);
+}

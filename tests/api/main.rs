@@ -3,6 +3,8 @@
 
 mod baduk_games;
 mod errors;
+mod exactly_once;
+mod features;
 mod polling;
 mod race;
 mod rooms;

@@ -1,10 +1,12 @@
 //! What a game costs on DynamoDB, measured: item size and consumed units per action through a
-//! whole four-player 윷놀이 game and a 250-move 19×19 바둑 game, next to the size of the naive
-//! encoding of the same games. Printed (`cargo test --test dynamodb cost -- --nocapture`), copied
-//! into `docs/cost.md`, and asserted:
+//! whole four-player 윷놀이 game and a 400-move 19×19 바둑 game, next to the size of the naive
+//! encoding of the same games; and the item size of 19×19 games by move count, up to the
+//! 722 first moves of Little Go's longest record. Printed
+//! (`cargo test --test dynamodb cost -- --nocapture`), copied into `docs/cost.md`, and asserted:
 //!
 //! - the room's item is at most 1 KB after every action of both games (by DynamoDB's size rules,
-//!   and by dynalite, which bills every write of it as exactly one unit);
+//!   and by dynalite, which bills every write of it as exactly one unit), and through move 400 of
+//!   the long record;
 //! - the 19×19 game's item is at least 20 times smaller than its naive encoding;
 //! - due-index write units stay at or below 0.2 per action, amortized over the whole game.
 //!
@@ -44,8 +46,11 @@ const YUT_PACE_MS: Millis = 4_000;
 const BADUK_PACE_MS: Millis = 8_000;
 /// The sweeper's schedule in production (`rate(1 minute)`).
 const SWEEP_EVERY_MS: Millis = 60_000;
-/// The 바둑 game: this many moves on a 19×19 board, then two passes and agreement.
-const BADUK_MOVES: usize = 250;
+/// The 바둑 game: this many moves on a 19×19 board, then two passes and agreement (real games
+/// run 250–350 moves, some past 400).
+const BADUK_MOVES: usize = 400;
+/// The move counts the item-size table shows.
+const TABLE_MOVES: [usize; 4] = [250, 300, 400, 722];
 
 /// Targets.
 const MAX_ITEM_BYTES: usize = 1024;
@@ -416,7 +421,7 @@ async fn yut_game() -> Sim {
 /// legal ones, then two passes and both players agreeing to the count.
 async fn baduk_game() -> Sim {
     let mut sim = Sim::new(
-        "바둑 19×19, 250 moves, byo-yomi 30 s × 3, a move every 8 s",
+        "바둑 19×19, 400 moves, byo-yomi 30 s × 3, a move every 8 s",
         "baduk",
         json!({"boardSize": 19, "colorAssignment": "hostBlack"}),
         BADUK_PACE_MS,
@@ -447,6 +452,7 @@ async fn baduk_game() -> Sim {
             draw = draw
                 .wrapping_mul(6_364_136_223_846_793_005)
                 .wrapping_add(1_442_695_040_888_963_407);
+            assert!(!open.is_empty(), "no legal point at move {turn}");
             let (x, y) = open[(draw >> 33) as usize % open.len()];
             json!({"type": "place", "x": x, "y": y})
         } else {
@@ -465,6 +471,65 @@ async fn baduk_game() -> Sim {
     sim
 }
 
+/// The item after move `n` of a 바둑 sim (action 0 is `start`).
+fn item_after_move(sim: &Sim, n: usize) -> usize {
+    sim.item_sizes[n]
+}
+
+/// Little Go's longest record (Black fills the board row by row, White passes): its first 722
+/// moves played over HTTP on dynalite, the item measured after each.
+async fn long_record() -> Sim {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../core/tests/fixtures/sgf/littlego/19x19/maximum-number-of-moves.sgf"
+    );
+    let text = String::from_utf8_lossy(&std::fs::read(path).unwrap()).into_owned();
+    let record = madang_core::baduk::sgf::parse(&text).unwrap();
+    let mut sim = Sim::new(
+        "바둑 19×19, Little Go's longest record, first 722 moves",
+        "baduk",
+        json!({"boardSize": 19, "colorAssignment": "hostBlack"}),
+        BADUK_PACE_MS,
+    )
+    .await;
+    sim.join("백").await;
+    sim.act(0, json!({"type": "start"})).await;
+    for m in &record.moves[..722] {
+        let who = usize::from(m.color == madang_core::baduk::Color::White);
+        let action = match m.point {
+            Some(p) => json!({"type": "place", "x": p.x, "y": p.y}),
+            None => json!({"type": "pass"}),
+        };
+        sim.act(who, action).await;
+    }
+    sim
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_item_of_a_19x19_game_stays_within_1_kb_through_move_400() {
+    let sim = long_record().await;
+    let mut table =
+        String::from("\n| moves | item (bytes) | write units of that move |\n|---|---|---|\n");
+    let per_write = sim.on_actions.write_units / sim.on_actions.writes as f64;
+    for n in TABLE_MOVES {
+        let size = item_after_move(&sim, n);
+        writeln!(table, "| {n} | {size} | {} |", size.div_ceil(1024)).unwrap();
+    }
+    println!(
+        "\nItem size of a 19×19 room by move count (Little Go's longest record on dynalite; \
+         mean write units per action over all 722 moves {per_write:.2}):{table}"
+    );
+    for n in TABLE_MOVES.into_iter().filter(|&n| n <= 400) {
+        let size = item_after_move(&sim, n);
+        assert!(size <= MAX_ITEM_BYTES, "move {n}: {size} bytes");
+    }
+    let largest = sim.item_sizes[..=400].iter().max().unwrap();
+    assert!(
+        *largest <= MAX_ITEM_BYTES,
+        "{largest} bytes before move 400"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cost_of_whole_games_on_dynamodb_is_within_its_targets() {
     let (yut, baduk) = tokio::join!(yut_game(), baduk_game());
@@ -473,6 +538,12 @@ async fn the_cost_of_whole_games_on_dynamodb_is_within_its_targets() {
          index-write count):\n{}{}",
         yut.report(),
         baduk.report()
+    );
+    println!(
+        "바둑 item after move 250 / 300 / 400: {} / {} / {} bytes",
+        item_after_move(&baduk, 250),
+        item_after_move(&baduk, 300),
+        item_after_move(&baduk, 400)
     );
     yut.assert_targets();
     baduk.assert_targets();

@@ -11,6 +11,8 @@
 //!   (the figures of `docs/cost.md`).
 
 mod cost;
+mod exactly_once;
+mod sdk_retry;
 mod sweeper_race;
 
 use std::sync::Arc;

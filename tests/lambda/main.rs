@@ -306,12 +306,31 @@ async fn events_carry_base64_bodies_query_strings_and_unmatched_routes_like_api_
         },
     )
     .await;
-    // A body of a non-text type arrives base64-encoded; the function decodes it.
-    let created = stack
+    // A body of a non-text type arrives base64-encoded; the function takes the event apart and
+    // refuses the body as not JSON (415 problem+json), creating nothing.
+    let refused = stack
         .app
         .http
         .post(format!("{}/rooms", stack.base()))
         .header("content-type", "application/octet-stream")
+        .header("cookie", "a=1; b=2")
+        .body(r#"{"game":"yut","name":"철수"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert_eq!(
+        refused.headers()["content-type"],
+        "application/problem+json"
+    );
+    let problem: Value = refused.json().await.unwrap();
+    assert_eq!(problem["code"], "UNSUPPORTED_MEDIA_TYPE");
+    // A JSON body arrives as text, cookies joined into their own field.
+    let created = stack
+        .app
+        .http
+        .post(format!("{}/rooms", stack.base()))
+        .header("content-type", "application/json")
         .header("cookie", "a=1; b=2")
         .body(r#"{"game":"yut","name":"철수"}"#)
         .send()

@@ -390,9 +390,15 @@ fn toggle_dead(
         marks.dead.sort_unstable();
         marks.dead.dedup();
     }
+    // Seki regions are read with the dead stones lifted, so changing those can merge, split or
+    // rename a marked region: keep each mark on its region under the new name.
+    let seki = scoring::reanchor_seki(board, &dead, &marks.dead_indices(), &marks.seki_indices());
+    marks.seki = seki.into_iter().map(|i| i as u16).collect();
     Ok(marks_changed(state, color))
 }
 
+/// Toggles the seki mark of the empty region at `{x, y}`, read as the suggestion reads it: with
+/// the stones marked dead lifted, so a dead stone's point belongs to the region around it.
 fn toggle_seki(
     state: &mut BadukState,
     color: Color,
@@ -403,14 +409,11 @@ fn toggle_seki(
     let point = on_board(state, x, y)?;
     let board = state.position.board();
     let index = point.index(board.size());
-    if board.get(index).is_some() {
-        return Err(BadukError::NotEmpty);
-    }
-    let (regions, region_of) = scoring::regions(board);
-    let representative = regions[region_of[index]].representative() as u16;
     let Some(marks) = state.marks.as_mut() else {
         return Err(BadukError::WrongPhase);
     };
+    let representative = scoring::seki_representative(board, &marks.dead_indices(), index)
+        .ok_or(BadukError::NotEmpty)? as u16;
     if let Some(at) = marks.seki.iter().position(|&s| s == representative) {
         marks.seki.remove(at);
     } else {

@@ -5,7 +5,8 @@
 //!   `ByColor<T>`).
 //! - [`zobrist`]: constant hash keys; [`board`]: stones, chains, liberties, captures, the hash.
 //! - [`history`]: superko set, situation counts and the simple-ko shape, rebuilt from the moves.
-//! - [`position`]: board + history + record under a ko rule; packs moves in two bytes.
+//! - [`position`]: board + history + record under a ko rule; [`history`] also packs the stored
+//!   move list (9 bits a move on 19×19).
 //! - [`options`], [`handicap`], [`clock`]: rules and settings as plain data.
 //! - [`scoring`]: dead-stone and seki suggestions, territory/area counts, ownership.
 //! - [`state`]: [`BadukState`] and its compact stored form; [`result`]: how a game ended.

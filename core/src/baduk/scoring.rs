@@ -74,6 +74,57 @@ pub fn regions(board: &Board) -> (Vec<Region>, Vec<usize>) {
     (regions, region_of)
 }
 
+/// `board` with the stones in `dead` lifted: the board seki regions are read on, by the
+/// suggestion, the toggle and the count alike.
+pub fn lifted(board: &Board, dead: &[usize]) -> Board {
+    let mut alive = board.clone();
+    for &d in dead {
+        alive.set(d, None);
+    }
+    alive
+}
+
+/// The representative of the seki region a tap at `index` names (§5.5.2): the smallest index of
+/// its empty region once the `dead` stones are lifted — how [`suggest_seki`] names the regions
+/// it suggests. `None` on a stone that is not marked dead.
+pub fn seki_representative(board: &Board, dead: &[usize], index: usize) -> Option<usize> {
+    let alive = lifted(board, dead);
+    if alive.get(index).is_some() {
+        return None;
+    }
+    let (regions, region_of) = regions(&alive);
+    Some(regions[region_of[index]].representative())
+}
+
+/// The seki marks `seki` (representatives under the dead marks `before`) renamed for the dead
+/// marks `after`: each marked region keeps its mark on whatever of it is still empty (a region
+/// that merged with another, or lost a lifted stone, is named by its new smallest index), and a
+/// mark whose region is all stones now is dropped. Ascending, without duplicates.
+pub fn reanchor_seki(
+    board: &Board,
+    before: &[usize],
+    after: &[usize],
+    seki: &[usize],
+) -> Vec<usize> {
+    let (old_regions, old_of) = regions(&lifted(board, before));
+    let now = lifted(board, after);
+    let (new_regions, new_of) = regions(&now);
+    let mut out: Vec<usize> = seki
+        .iter()
+        .filter(|&&rep| old_of[rep] != usize::MAX)
+        .filter_map(|&rep| {
+            old_regions[old_of[rep]]
+                .points
+                .iter()
+                .find(|&&p| now.get(p).is_none())
+                .map(|&p| new_regions[new_of[p]].representative())
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// The "group" a tap on the stone at `index` toggles (§5.5.2): stones of its colour connected
 /// through its own stones, empty points and opponent stones marked dead. Empty when there is no
 /// stone at `index`.
@@ -238,10 +289,7 @@ fn eyes_in_enclosure(
 /// estimate so that ordinary groups next to unfilled dame are not flagged — R has at most two
 /// points, the chain borders no other such region and has at most three liberties.
 pub fn suggest_seki(board: &Board, dead: &[usize]) -> Vec<usize> {
-    let mut alive = board.clone();
-    for &d in dead {
-        alive.set(d, None);
-    }
+    let alive = lifted(board, dead);
     let (regions, region_of) = regions(&alive);
     let mut seki = Vec::new();
     for chain in alive.chains() {

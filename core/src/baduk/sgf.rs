@@ -2,12 +2,15 @@
 
 use std::fmt::Write as _;
 
+use super::Baduk;
 use super::color::Color;
 use super::options::{BadukOptions, ScoringMethod};
 use super::point::Point;
 use super::position::Played;
 use super::result::EndReason;
 use super::state::BadukState;
+use crate::game::Millis;
+use crate::room::Room;
 
 /// Escapes an SGF text value (`]`, `\` and `:` are special inside values).
 fn escape(text: &str) -> String {
@@ -302,6 +305,38 @@ pub fn parse(text: &str) -> Result<SgfRecord, SgfError> {
     Ok(record)
 }
 
+/// The SGF record of a 바둑 room, with its players' names and the day it was created (an empty
+/// game record before the game starts).
+pub fn of_room(room: &Room<Baduk>) -> String {
+    match &room.game {
+        Some(state) => {
+            let name = |color: Color| {
+                let id = state.players().get(color);
+                room.member(id).map_or(id.as_str(), |m| m.name.as_str())
+            };
+            let date = date_of(room.created_at);
+            export(state, name(Color::Black), name(Color::White), &date)
+        }
+        None => String::from("(;FF[4]GM[1])"),
+    }
+}
+
+/// `YYYY-MM-DD` of an epoch-ms time (UTC), for the SGF `DT` property.
+fn date_of(ms: Millis) -> String {
+    // Civil-from-days (Howard Hinnant's algorithm): no date crate needed for one field.
+    let days = (ms / 86_400_000) as i64;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,5 +358,12 @@ mod tests {
         assert_eq!(r.black_name.as_deref(), Some("x"));
         assert!(parse("not sgf").is_err());
         assert!(parse("(;C[open").is_err());
+    }
+
+    #[test]
+    fn dates_are_civil_utc_days() {
+        assert_eq!(super::date_of(0), "1970-01-01");
+        assert_eq!(super::date_of(1_795_990_000_000), "2026-11-29");
+        assert_eq!(super::date_of(951_782_400_000), "2000-02-29");
     }
 }

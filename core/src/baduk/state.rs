@@ -1,7 +1,7 @@
 //! The whole game state, and its compact stored form.
 //!
 //! The room stores [`BadukState`] with postcard, so its serde form *is* the stored form
-//! ([`StoredBaduk`]): options, players, two bytes per move, clocks, marks, request bookkeeping
+//! ([`StoredBaduk`]): options, players, the bit-packed moves, clocks, marks, request bookkeeping
 //! and how the game ended. The board, captures, superko set, situation counts, ko shape, move
 //! record and the final count are rebuilt by replaying the moves on decode.
 
@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::clock::Clock;
 use super::color::{ByColor, Color};
+use super::history::PackedMoves;
 use super::options::BadukOptions;
 use super::position::{MoveRecord, Played, Position};
 use super::result::{BadukResult, EndReason};
@@ -33,7 +34,8 @@ pub enum Phase {
 pub struct ScoringMarks {
     /// Stones marked dead (indices, ascending).
     pub dead: Vec<u16>,
-    /// Seki regions marked, by representative (smallest index of the empty region).
+    /// Seki regions marked, by representative: the smallest index of the empty region once the
+    /// stones marked dead are lifted (how the suggestion, the toggle and the count read them).
     pub seki: Vec<u16>,
     /// Who has agreed to the marks as they are.
     pub agreed: ByColor<bool>,
@@ -228,9 +230,8 @@ impl BadukState {
 pub struct StoredBaduk {
     options: BadukOptions,
     players: ByColor<PlayerId>,
-    /// [`Played::pack`] words, little-endian, two bytes each (a `Vec<u8>` costs postcard one
-    /// byte per byte, where `u16`s would be varints of up to three).
-    moves: Vec<u8>,
+    /// The moves, 9 bits each on 19×19 ([`PackedMoves`]).
+    moves: PackedMoves,
     turn: Color,
     phase: Phase,
     consecutive_passes: u8,
@@ -244,12 +245,7 @@ pub struct StoredBaduk {
 
 impl From<BadukState> for StoredBaduk {
     fn from(s: BadukState) -> Self {
-        let size = s.options.size();
-        let moves = s
-            .moves
-            .iter()
-            .flat_map(|m| m.pack(size).to_le_bytes())
-            .collect();
+        let moves = PackedMoves::pack(&s.moves, s.options.size(), s.options.first_to_move());
         StoredBaduk {
             moves,
             turn: s.turn,
@@ -272,7 +268,7 @@ pub enum DecodeError {
     /// The stored options are not valid.
     #[error("stored options are invalid: {0}")]
     Options(String),
-    /// The move bytes are not whole moves, or a move is off the board.
+    /// The packed moves are damaged: a code out of range, too few or too many bits.
     #[error("stored move {0} is malformed")]
     MalformedMove(usize),
     /// A stored move is illegal when replayed.
@@ -287,19 +283,10 @@ impl TryFrom<StoredBaduk> for BadukState {
         s.options
             .validate()
             .map_err(|e| DecodeError::Options(e.to_string()))?;
-        let size = s.options.size();
-        if !s.moves.len().is_multiple_of(2) {
-            return Err(DecodeError::MalformedMove(s.moves.len() / 2));
-        }
         let moves = s
             .moves
-            .chunks_exact(2)
-            .enumerate()
-            .map(|(i, w)| {
-                Played::unpack(u16::from_le_bytes([w[0], w[1]]), size)
-                    .ok_or(DecodeError::MalformedMove(i))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+            .unpack(s.options.size(), s.options.first_to_move())
+            .map_err(DecodeError::MalformedMove)?;
         let position = Position::replay(&s.options, &moves)
             .map_err(|(i, e)| DecodeError::IllegalMove(i, crate::game::RuleError::code(&e)))?;
         let mut state = BadukState {

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::Baduk;
 use super::clock::Clock;
 use super::color::{ByColor, Color};
-use super::options::{ClockKind, KoRule, ScoringMethod};
+use super::options::{BadukOptions, ClockKind};
 use super::point::Point;
 use super::position::MoveRecord;
 use super::result::BadukResult;
@@ -15,11 +15,11 @@ use super::scoring::Score;
 use super::state::{BadukState, Phase};
 use crate::game::{Game, Millis, PlayerId};
 
-/// The clock as shown.
+/// The clock as shown (§8.1 `clock`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClockView {
-    /// The kind of clock.
+    /// Addition: the kind of clock (`options.timeControl.kind`).
     pub kind: ClockKind,
     /// Main time (Fischer: bank) left per side, as of the start of the current turn.
     pub main_ms: ByColor<u64>,
@@ -29,23 +29,27 @@ pub struct ClockView {
     pub in_byoyomi: ByColor<bool>,
     /// When the current turn began.
     pub turn_started_at: Millis,
-    /// One byoyomi period.
+    /// Addition: one byoyomi period.
     pub period_ms: u64,
 }
 
-/// The scoring phase as shown: the marks, who agreed, and the live count.
+/// The scoring marks as shown (§8.1 `scoringMarks`), with the live count.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ScoringView {
-    /// Stones marked dead.
-    pub dead: Vec<Point>,
-    /// Seki regions marked (a representative point of each).
-    pub seki: Vec<Point>,
+pub struct ScoringMarksView {
+    /// Stones marked dead, as board indices (`y * size + x`), ascending.
+    pub dead: Vec<u16>,
+    /// Seki regions marked, each by its representative index: the smallest index of the empty
+    /// region once the stones marked dead are lifted.
+    pub seki: Vec<u16>,
     /// Who has agreed to the marks.
     pub agreed: ByColor<bool>,
     /// When the phase began.
     pub started_at: Millis,
-    /// The count if the marks were agreed now.
+    /// Always `null` here: `resumePlay` returns to play at once (§5.5.5) and drops the marks,
+    /// so no resumption is ever waiting while marks are shown.
+    pub resume_requested_by: Option<Color>,
+    /// Addition: the count if the marks were agreed now (the live preview of §5.5.3).
     pub preview: Score,
 }
 
@@ -54,56 +58,76 @@ pub struct ScoringView {
 pub struct PendingUndo {
     /// The requester.
     pub by: Color,
-    /// How many moves it would take back.
+    /// How many moves it would take back (1 or 2).
     pub plies: u8,
 }
 
-/// The view of a 바둑 game (§8.3).
+/// Undo bookkeeping as shown (§8.1 `undo`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoView {
+    /// Accepted undos per side.
+    pub used_by: ByColor<u16>,
+    /// The request waiting for an answer.
+    pub pending: Option<PendingUndo>,
+}
+
+/// Draw-offer bookkeeping as shown (§8.1 `draw`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DrawView {
+    /// Who has an offer waiting.
+    pub pending_by: Option<Color>,
+    /// The move count at which each side's last offer was declined (it may offer again after
+    /// five own moves since); `null` while it has none declined.
+    pub last_offer_move: ByColor<Option<u16>>,
+}
+
+/// The view of a 바둑 game (§8.1 `BadukState` less `rng`, `positionHistory` and
+/// `situationCounts`, §8.3), plus the additions documented on their fields.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BadukView {
+    /// The options in force.
+    pub options: BadukOptions,
     /// Lines of the board.
     pub size: u8,
     /// `Cell[]`, index `y * size + x`: 0 empty, 1 black, 2 white.
     pub board: Vec<u8>,
+    /// The players by colour.
+    pub players: ByColor<PlayerId>,
     /// The side to move.
     pub turn: Color,
     /// The phase.
     pub phase: Phase,
     /// Stones captured during play by each side.
     pub captures: ByColor<u32>,
-    /// The players by colour.
-    pub players: ByColor<PlayerId>,
-    /// Counting method.
-    pub scoring_method: ScoringMethod,
-    /// Ko rule.
-    pub ko_rule: KoRule,
-    /// Komi.
-    pub komi: f64,
-    /// Handicap stones.
-    pub handicap: u32,
     /// Passes in a row.
     pub consecutive_passes: u8,
     /// The game record, with the stones each move captured.
     pub moves: Vec<MoveRecord>,
-    /// Marks, agreement and live count while scoring (and after a counted end).
-    pub scoring: Option<ScoringView>,
+    /// The point the side to move may not take at once (simple ko, B2), or `null`.
+    pub ko_point: Option<Point>,
+    /// Marks, agreement and live count while scoring (and after a counted end), else `null`.
+    pub scoring_marks: Option<ScoringMarksView>,
     /// The clocks.
     pub clock: ClockView,
-    /// When the next timeout fires, if one is pending.
-    pub deadline_at: Option<Millis>,
-    /// A pending undo request.
-    pub pending_undo: Option<PendingUndo>,
-    /// Who has a draw offer pending.
-    pub pending_draw: Option<Color>,
-    /// Accepted undos per side.
-    pub undo_used: ByColor<u16>,
+    /// Undo bookkeeping.
+    pub undo: UndoView,
+    /// Draw-offer bookkeeping.
+    pub draw: DrawView,
     /// The result, once finished.
     pub result: Option<BadukResult>,
-    /// Only for the player to move: points where a stone would be suicide, ko or superko.
+    /// Addition: the komi in force (`options.komi` may be `null`, meaning the default for the
+    /// board and handicap).
+    pub komi: f64,
+    /// Addition: when the next timeout fires (§8.5 `deadline`), if one is pending.
+    pub deadline_at: Option<Millis>,
+    /// Addition, only for the player to move: points where a stone would be suicide, ko or
+    /// superko.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub illegal_points: Option<Vec<Point>>,
-    /// Only for the player to move (with `atariWarning`): their stones in atari.
+    /// Addition, only for the player to move (with `atariWarning`): their stones in atari.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub atari_warnings: Option<Vec<Point>>,
 }
@@ -148,48 +172,49 @@ pub fn view(state: &BadukState, viewer: Option<&PlayerId>) -> BadukView {
     } else {
         (None, None)
     };
-    let scoring = state.marks.as_ref().map(|m| ScoringView {
-        dead: m
-            .dead
-            .iter()
-            .map(|&i| Point::from_index(usize::from(i), size))
-            .collect(),
-        seki: m
-            .seki
-            .iter()
-            .map(|&i| Point::from_index(usize::from(i), size))
-            .collect(),
+    let scoring_marks = state.marks.as_ref().map(|m| ScoringMarksView {
+        dead: m.dead.clone(),
+        seki: m.seki.clone(),
         agreed: m.agreed,
         started_at: m.started_at,
+        resume_requested_by: None,
         preview: state.score_preview(),
     });
+    let ko_point = (state.phase == Phase::Playing)
+        .then(|| state.position.history().ko())
+        .flatten()
+        .map(|ko| Point::from_index(ko.point, size));
     BadukView {
+        options: state.options.clone(),
         size,
         board: board
             .cells()
             .iter()
             .map(|c| c.map_or(0, Color::cell))
             .collect(),
+        players: state.players.clone(),
         turn: state.turn,
         phase: state.phase,
         captures: state.position.captures(),
-        players: state.players.clone(),
-        scoring_method: state.options.scoring,
-        ko_rule: state.options.ko_rule,
-        komi: f64::from(state.options.komi_halves()) / 2.0,
-        handicap: state.options.handicap,
         consecutive_passes: state.consecutive_passes,
         moves: state.records().to_vec(),
-        scoring,
+        ko_point,
+        scoring_marks,
         clock: clock_view(&state.clock, state),
-        deadline_at: Baduk::deadline(state),
-        pending_undo: state.undo.pending.map(|r| PendingUndo {
-            by: r.by,
-            plies: r.plies,
-        }),
-        pending_draw: state.draw.pending_by,
-        undo_used: state.undo.used,
+        undo: UndoView {
+            used_by: state.undo.used,
+            pending: state.undo.pending.map(|r| PendingUndo {
+                by: r.by,
+                plies: r.plies,
+            }),
+        },
+        draw: DrawView {
+            pending_by: state.draw.pending_by,
+            last_offer_move: state.draw.declined_at,
+        },
         result: state.result.clone(),
+        komi: f64::from(state.options.komi_halves()) / 2.0,
+        deadline_at: Baduk::deadline(state),
         illegal_points,
         atari_warnings,
     }

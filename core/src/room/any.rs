@@ -63,7 +63,11 @@ macro_rules! with_room {
 
 /// The first byte of every stored room: bump it when the stored layout changes incompatibly.
 // 2: 윷놀이 options and state gained the rules page's house rules (ruling Y16).
-const FORMAT: u8 = 2;
+// 3: the generator's salt (rngCommitment), 윷놀이 `hints`, 바둑 moves bit-packed (9 bits a move
+//    on 19×19 instead of 16).
+// 4: members carry the hash of the address they joined from; rooms the kicked ones (`barred`);
+//    the ledger of recent request ids and per-player keyed answers.
+pub const FORMAT: u8 = 4;
 
 /// A stored room that cannot be read back.
 #[derive(Debug, thiserror::Error)]
@@ -90,13 +94,25 @@ impl AnyRoom {
         out
     }
 
-    /// Reads a stored room back.
+    /// Reads a stored room back. Only the current [`FORMAT`] is read: an older layout is
+    /// refused by its number (postcard is not self-describing, so reading it as the current one
+    /// could misread it rather than fail), as is trailing data after the room.
     pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
         match bytes.split_first() {
-            Some((&FORMAT, rest)) => {
-                postcard::from_bytes(rest).map_err(|e| DecodeError(e.to_string()))
-            }
-            Some((other, _)) => Err(DecodeError(format!("unknown format {other}"))),
+            Some((&FORMAT, rest)) => match postcard::take_from_bytes(rest) {
+                Ok((room, [])) => Ok(room),
+                Ok((_, extra)) => Err(DecodeError(format!(
+                    "{} bytes after the room (format {FORMAT})",
+                    extra.len()
+                ))),
+                Err(e) => Err(DecodeError(format!("format {FORMAT}: {e}"))),
+            },
+            Some((&old, _)) if old < FORMAT => Err(DecodeError(format!(
+                "format {old} is an older layout this server no longer reads (it reads {FORMAT})"
+            ))),
+            Some((other, _)) => Err(DecodeError(format!(
+                "unknown format {other} (this server reads {FORMAT})"
+            ))),
             None => Err(DecodeError("empty".into())),
         }
     }

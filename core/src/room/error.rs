@@ -57,6 +57,13 @@ pub enum RoomError {
         /// The engine's Korean message.
         message: String,
     },
+    /// A join from the address of a player kicked from this room.
+    #[error("이 방에서 내보내진 사람은 다시 들어올 수 없어요.")]
+    Kicked,
+    /// A display name that is empty, invisible, too long, or holds control, format or bidi
+    /// characters (see [`super::player_name`]).
+    #[error("이름은 보이는 글자로 1~20자까지 쓸 수 있어요. 제어·서식 문자는 쓸 수 없어요.")]
+    InvalidName,
     /// An `Idempotency-Key` was reused with a different request body.
     #[error("같은 Idempotency-Key로 다른 요청을 보낼 수 없어요.")]
     IdempotencyKeyReused,
@@ -79,6 +86,8 @@ impl RoomError {
             RoomError::InvalidOptions(_) => OptionsError::CODE,
             RoomError::Rule { code, .. } => code,
             RoomError::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
+            RoomError::InvalidName => "INVALID_NAME",
+            RoomError::Kicked => "KICKED",
         }
     }
 
@@ -86,7 +95,7 @@ impl RoomError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             RoomError::BadAction(_) => ErrorKind::Malformed,
-            RoomError::NotHost | RoomError::NotAPlayer => ErrorKind::Forbidden,
+            RoomError::NotHost | RoomError::NotAPlayer | RoomError::Kicked => ErrorKind::Forbidden,
             _ => ErrorKind::Illegal,
         }
     }

@@ -1,23 +1,27 @@
 //! Lobby actions (`setOptions`, `moveSeat`, `start`, `leave`, `kick`) and how an action's JSON
 //! becomes either a lobby action or the game's own.
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{Room, RoomError, Status};
+use crate::baduk::Baduk;
 use crate::game::{Game, Lineup, Millis, PlayerId};
+use crate::yut::Yut;
 
 /// An action on the lobby, tagged by `type` as in the API contract:
 /// `{"type":"setOptions","options":{…}}`, `{"type":"moveSeat","playerId":"p2","seat":0}`,
 /// `{"type":"start"}`, `{"type":"leave"}`, `{"type":"kick","playerId":"p2"}`. Unknown fields are
-/// refused, for payload-less actions too.
+/// refused, for payload-less actions too. `O` is the game's options type: options are parsed
+/// with the action, at the edge.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(try_from = "WireLobby")]
-pub enum LobbyAction {
+#[serde(try_from = "WireLobby<O>", bound = "O: DeserializeOwned")]
+pub enum LobbyAction<O> {
     /// Host: replace the options (validated by the game).
     SetOptions {
-        /// The new options, as the game's option JSON.
-        options: Value,
+        /// The new options.
+        options: O,
     },
     /// Host: move a player to another seat (the player there takes the mover's seat).
     MoveSeat {
@@ -41,18 +45,18 @@ pub enum LobbyAction {
 /// unit variants (`{"type":"start","now":true}` would pass), so the fields are checked here.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct WireLobby {
+struct WireLobby<O> {
     #[serde(rename = "type")]
     kind: String,
-    options: Option<Value>,
+    options: Option<O>,
     player_id: Option<PlayerId>,
     seat: Option<usize>,
 }
 
-impl TryFrom<WireLobby> for LobbyAction {
+impl<O> TryFrom<WireLobby<O>> for LobbyAction<O> {
     type Error = String;
 
-    fn try_from(w: WireLobby) -> Result<Self, String> {
+    fn try_from(w: WireLobby<O>) -> Result<Self, String> {
         let action = match (w.kind.as_str(), w.options, w.player_id, w.seat) {
             ("setOptions", Some(options), None, None) => LobbyAction::SetOptions { options },
             ("moveSeat", None, Some(player_id), Some(seat)) => {
@@ -67,15 +71,36 @@ impl TryFrom<WireLobby> for LobbyAction {
     }
 }
 
+/// How many kicked addresses a room remembers (8 bytes each in the stored room): a host who
+/// kicks more than this many people has bigger problems than the ninth coming back.
+pub const MAX_BARRED: usize = 8;
+
+/// The hash a room keeps of a client address (`addr`: its bytes, e.g. an IPv4 address's four
+/// or an IPv6 /64 prefix's eight), salted with the room id so that the stored value identifies
+/// nobody outside the room. Never 0 (0 means "unknown").
+pub fn client_hash(room_id: &str, addr: &[u8]) -> u64 {
+    super::digest64(&[b"client", room_id.as_bytes(), addr]).max(1)
+}
+
 const LOBBY_TYPES: [&str; 5] = ["setOptions", "moveSeat", "start", "leave", "kick"];
 
 /// One action sent to `POST /rooms/{id}/actions`: a lobby action or one of the game's.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub enum RoomAction<G: Game> {
     /// A lobby action.
-    Lobby(LobbyAction),
+    Lobby(LobbyAction<G::Options>),
     /// A game action (`THROW`, `place`, …).
     Game(G::Action),
+}
+
+// Written out: a derive would demand `Clone` of the zero-sized game marker too.
+impl<G: Game> Clone for RoomAction<G> {
+    fn clone(&self) -> Self {
+        match self {
+            RoomAction::Lobby(a) => RoomAction::Lobby(a.clone()),
+            RoomAction::Game(a) => RoomAction::Game(a.clone()),
+        }
+    }
 }
 
 impl<G: Game> RoomAction<G> {
@@ -92,6 +117,55 @@ impl<G: Game> RoomAction<G> {
             serde_json::from_value(value).map(RoomAction::Game)
         }
         .map_err(|e| RoomError::BadAction(e.to_string()))
+    }
+}
+
+/// An action parsed for whichever game the room turns out to hold. The room's game is known
+/// only once the room is loaded, but parsing belongs at the edge, once, before the save loop:
+/// so the action is parsed for both games up front, and the room picks its own.
+#[derive(Clone, Debug)]
+pub struct AnyAction {
+    /// The action's `type` as sent (for logs).
+    pub kind: String,
+    yut: Result<RoomAction<Yut>, RoomError>,
+    baduk: Result<RoomAction<Baduk>, RoomError>,
+}
+
+impl AnyAction {
+    /// Parses the `action` member of a request for both games.
+    pub fn parse(value: &Value) -> Self {
+        AnyAction {
+            kind: value
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            yut: RoomAction::from_json(value.clone()),
+            baduk: RoomAction::from_json(value.clone()),
+        }
+    }
+
+    /// The action for a room of game `G`, or why it is not one of `G`'s.
+    pub fn of<G: Pick>(&self) -> Result<&RoomAction<G>, RoomError> {
+        G::pick(self).as_ref().map_err(Clone::clone)
+    }
+}
+
+/// The games an [`AnyAction`] is parsed for.
+pub trait Pick: Game + Sized {
+    /// This game's parse of the action.
+    fn pick(action: &AnyAction) -> &Result<RoomAction<Self>, RoomError>;
+}
+
+impl Pick for Yut {
+    fn pick(action: &AnyAction) -> &Result<RoomAction<Self>, RoomError> {
+        &action.yut
+    }
+}
+
+impl Pick for Baduk {
+    fn pick(action: &AnyAction) -> &Result<RoomAction<Self>, RoomError> {
+        &action.baduk
     }
 }
 
@@ -145,7 +219,7 @@ impl<G: Game> Room<G> {
     pub(super) fn act_lobby(
         &mut self,
         player: &PlayerId,
-        action: LobbyAction,
+        action: LobbyAction<G::Options>,
         now: Millis,
     ) -> Result<Vec<RoomEvent<G>>, RoomError> {
         let host_only = !matches!(action, LobbyAction::Leave);
@@ -157,8 +231,6 @@ impl<G: Game> Room<G> {
         }
         let events = match action {
             LobbyAction::SetOptions { options } => {
-                let options: G::Options = serde_json::from_value(options)
-                    .map_err(|e| RoomError::BadAction(e.to_string()))?;
                 G::validate_options(&options, None).map_err(RoomError::InvalidOptions)?;
                 if self.seats.len() > G::max_players(&options) {
                     return Err(RoomError::InvalidOptions(crate::OptionsError::new(
@@ -200,7 +272,12 @@ impl<G: Game> Room<G> {
                     return Err(RoomError::CannotKickSelf);
                 }
                 let seat = self.seat_of(&player_id).ok_or(RoomError::UnknownPlayer)?;
-                self.seats.remove(seat);
+                let kicked = self.seats.remove(seat);
+                if kicked.client != 0 && !self.barred.contains(&kicked.client) {
+                    self.barred.push(kicked.client);
+                    let excess = self.barred.len().saturating_sub(MAX_BARRED);
+                    self.barred.drain(..excess);
+                }
                 vec![LobbyEvent::Kicked { player_id }]
             }
         };
@@ -258,5 +335,87 @@ impl<G: Game> Room<G> {
             .map(|i| &self.seats[(start + i) % n.max(1)])
             .find(|m| !m.left)
             .map(|m| m.id.clone())
+    }
+}
+
+impl<G: Game> Room<G> {
+    /// Ids of the members whose presence still matters: seated and not gone. A player who left
+    /// the lobby or was kicked has no seat; one who left a running game keeps the seat but can
+    /// no longer authenticate. Stores drop the presence entries of everyone else on save, so
+    /// join/leave cycles cannot grow a room's presence without bound.
+    pub fn present_ids(&self) -> impl Iterator<Item = &PlayerId> {
+        self.seats.iter().filter(|m| !m.left).map(|m| &m.id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::GameRng;
+    use crate::room::TokenHash;
+    use crate::yut::Yut;
+
+    #[test]
+    fn a_kicked_player_cannot_rejoin_from_the_same_address() {
+        let (mut room, host) = Room::<Yut>::create(
+            "r".into(),
+            "방장".into(),
+            TokenHash::of("h"),
+            Default::default(),
+            GameRng::seed_from_u64(1),
+            0,
+        )
+        .unwrap();
+        let pest = client_hash("r", &[10, 0, 0, 9]);
+        let friend = client_hash("r", &[10, 0, 0, 7]);
+        let p2 = room
+            .join_from("손님".into(), TokenHash::of("a"), pest, 1)
+            .unwrap();
+        room.act(
+            &host,
+            RoomAction::Lobby(LobbyAction::Kick { player_id: p2 }),
+            2,
+        )
+        .unwrap();
+        assert_eq!(
+            room.join_from("손님2".into(), TokenHash::of("b"), pest, 3),
+            Err(RoomError::Kicked)
+        );
+        assert!(
+            room.join_from("친구".into(), TokenHash::of("c"), friend, 4)
+                .is_ok()
+        );
+        // The hash is per room: the same address elsewhere is a stranger.
+        assert_ne!(client_hash("other", &[10, 0, 0, 9]), pest);
+        assert_eq!(room.barred, vec![pest]);
+    }
+
+    #[test]
+    fn a_room_remembers_a_bounded_number_of_kicked_addresses() {
+        let (mut room, host) = Room::<Yut>::create(
+            "r".into(),
+            "방장".into(),
+            TokenHash::of("h"),
+            Default::default(),
+            GameRng::seed_from_u64(1),
+            0,
+        )
+        .unwrap();
+        for i in 0..(MAX_BARRED as u8 + 3) {
+            let p = room
+                .join_from("손님".into(), TokenHash::of("x"), client_hash("r", &[i]), 1)
+                .unwrap();
+            room.act(
+                &host,
+                RoomAction::Lobby(LobbyAction::Kick { player_id: p }),
+                2,
+            )
+            .unwrap();
+        }
+        assert_eq!(room.barred.len(), MAX_BARRED);
+        assert!(
+            room.join_from("첫째".into(), TokenHash::of("y"), client_hash("r", &[0]), 3)
+                .is_ok()
+        );
     }
 }

@@ -12,7 +12,9 @@
 
 mod any;
 mod error;
+mod ledger;
 mod lobby;
+mod name;
 mod poll;
 mod view;
 
@@ -21,14 +23,18 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-pub use any::{AnyRoom, DecodeError, GameKind};
+pub use any::{AnyRoom, DecodeError, FORMAT, GameKind};
 pub use error::{ErrorKind, RoomError};
-pub use lobby::{LobbyAction, LobbyEvent, RoomAction, RoomEvent};
+pub use ledger::{ANSWERS_PER_PLAYER, Answer, Ledger, RECENT_REQUESTS, RequestId};
+pub use lobby::{
+    AnyAction, LobbyAction, LobbyEvent, MAX_BARRED, Pick, RoomAction, RoomEvent, client_hash,
+};
+pub use name::{MAX_NAME_BYTES, MAX_NAME_GRAPHEMES, player_name};
 pub use poll::{
     AFTER_DEADLINE_MS, POLL_AWAITED_MS, POLL_FINISHED_MS, POLL_MIN_MS, POLL_SOON_MS,
     POLL_SPECTATOR_MS,
 };
-pub use view::{PlayerView, RoomView, Status};
+pub use view::{PlayerView, ResultView, RoomView, Status};
 
 use crate::game::{Actor, Game, Millis, PlayerId, RuleError};
 use crate::rng::GameRng;
@@ -36,9 +42,6 @@ use crate::rng::GameRng;
 /// A player whose last request is older than this counts as disconnected. Clients long-poll for
 /// up to 25 s, so a connected client is never silent for longer than that plus a round trip.
 pub const PRESENCE_WINDOW_MS: Millis = 45_000;
-
-/// How many answers a room remembers for `Idempotency-Key` retries.
-pub const REMEMBERED_ANSWERS: usize = 3;
 
 /// Finished rooms are kept this long, then the store may drop them.
 pub const FINISHED_TTL_MS: Millis = 7 * 24 * 3600 * 1000;
@@ -83,20 +86,8 @@ pub struct Member {
     pub joined_at: Millis,
     /// They left a running game: the seat stays (the game knows it), the token no longer works.
     pub left: bool,
-}
-
-/// The first answer to a request that carried an `Idempotency-Key`, kept so that a retry gets
-/// the same answer instead of acting twice. Keys and bodies are stored as hashes.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Answer {
-    /// Hash of the caller's player id and the key.
-    pub key: u64,
-    /// Hash of the request body, to refuse a key reused for a different request.
-    pub body: u64,
-    /// The version the request produced.
-    pub version: u64,
-    /// The events of that answer, as JSON.
-    pub events: String,
+    /// [`client_hash`] of the address they joined from (0: unknown). Kicking them bars it.
+    pub client: u64,
 }
 
 /// A room of game `G`. (`Clone`, `PartialEq` and `Debug` are written out below: derives would
@@ -124,8 +115,11 @@ pub struct Room<G: Game> {
     pub updated_at: Millis,
     /// Number for the next player id (`p1`, `p2`, …).
     pub next_player_no: u32,
-    /// Recent first answers for `Idempotency-Key` retries, oldest first.
-    pub answers: Vec<Answer>,
+    /// Recent requests and keyed answers, so that none is applied twice.
+    pub ledger: Ledger,
+    /// [`client_hash`]es of kicked players, newest last, at most [`MAX_BARRED`]: joins from
+    /// them are refused, so a kicked player cannot simply join again.
+    pub barred: Vec<u64>,
 }
 
 impl<G: Game> Clone for Room<G> {
@@ -141,7 +135,8 @@ impl<G: Game> Clone for Room<G> {
             created_at: self.created_at,
             updated_at: self.updated_at,
             next_player_no: self.next_player_no,
-            answers: self.answers.clone(),
+            ledger: self.ledger.clone(),
+            barred: self.barred.clone(),
         }
     }
 }
@@ -158,7 +153,8 @@ impl<G: Game> PartialEq for Room<G> {
             && self.created_at == other.created_at
             && self.updated_at == other.updated_at
             && self.next_player_no == other.next_player_no
-            && self.answers == other.answers
+            && self.ledger == other.ledger
+            && self.barred == other.barred
     }
 }
 
@@ -198,9 +194,10 @@ impl<G: Game> Room<G> {
             created_at: now,
             updated_at: now,
             next_player_no: 1,
-            answers: Vec::new(),
+            ledger: Ledger::default(),
+            barred: Vec::new(),
         };
-        let host = room.seat_new_member(host_name, host_token, now);
+        let host = room.seat_new_member(host_name, host_token, 0, now);
         room.host = host.clone();
         room.version = 1;
         Ok((room, host))
@@ -228,25 +225,51 @@ impl<G: Game> Room<G> {
         self.seats.iter().find(|m| &m.id == id)
     }
 
-    /// Takes a new player into the lobby, in the next free seat.
+    /// Takes a new player into the lobby, in the next free seat, from an unknown address.
     pub fn join(
         &mut self,
         name: String,
         token: TokenHash,
         now: Millis,
     ) -> Result<PlayerId, RoomError> {
+        self.join_from(name, token, 0, now)
+    }
+
+    /// Takes a new player into the lobby from the address whose [`client_hash`] is `client`
+    /// (0: unknown); refused with [`RoomError::Kicked`] if a player kicked from this room came
+    /// from it. A lobby whose host is gone (the last member left) gets the joiner as its host: a
+    /// lobby always has a host who is in it.
+    pub fn join_from(
+        &mut self,
+        name: String,
+        token: TokenHash,
+        client: u64,
+        now: Millis,
+    ) -> Result<PlayerId, RoomError> {
+        if client != 0 && self.barred.contains(&client) {
+            return Err(RoomError::Kicked);
+        }
         if self.game.is_some() {
             return Err(RoomError::AlreadyStarted);
         }
         if self.seats.len() >= G::max_players(&self.options) {
             return Err(RoomError::RoomFull);
         }
-        let id = self.seat_new_member(name, token, now);
+        let id = self.seat_new_member(name, token, client, now);
+        if self.member(&self.host).is_none() {
+            self.host = id.clone();
+        }
         self.accept(now);
         Ok(id)
     }
 
-    fn seat_new_member(&mut self, name: String, token: TokenHash, now: Millis) -> PlayerId {
+    fn seat_new_member(
+        &mut self,
+        name: String,
+        token: TokenHash,
+        client: u64,
+        now: Millis,
+    ) -> PlayerId {
         let id = PlayerId::new(format!("p{}", self.next_player_no));
         self.next_player_no += 1;
         self.seats.push(Member {
@@ -255,6 +278,7 @@ impl<G: Game> Room<G> {
             token,
             joined_at: now,
             left: false,
+            client,
         });
         id
     }
@@ -399,22 +423,24 @@ impl<G: Game> Room<G> {
         Ok(events)
     }
 
-    /// The earlier answer to this `Idempotency-Key`, if the same request was already accepted.
-    /// A key reused for a different body is an error.
-    pub fn recall(&self, key: u64, body: u64) -> Result<Option<&Answer>, RoomError> {
-        match self.answers.iter().find(|a| a.key == key) {
-            Some(a) if a.body == body => Ok(Some(a)),
-            Some(_) => Err(RoomError::IdempotencyKeyReused),
-            None => Ok(None),
-        }
+    /// The earlier answer to `player`'s `Idempotency-Key` (hashed), if that request was
+    /// accepted. A key reused for a different body is an error.
+    pub fn recall(
+        &self,
+        player: &PlayerId,
+        key: u32,
+        body: u32,
+    ) -> Result<Option<&Answer>, RoomError> {
+        self.ledger.recall(player, key, body)
     }
 
     /// Remembers the answer to a keyed request (saved with the change it answers, so a retry
-    /// can never act twice).
+    /// can never act twice). Answers of players no longer seated are dropped on the way.
     pub fn remember(&mut self, answer: Answer) {
-        self.answers.push(answer);
-        let excess = self.answers.len().saturating_sub(REMEMBERED_ANSWERS);
-        self.answers.drain(..excess);
+        let seats = &self.seats;
+        self.ledger
+            .retain_players(|p| seats.iter().any(|m| &m.id == p));
+        self.ledger.remember(answer);
     }
 
     /// When the store may forget this room (epoch ms).
@@ -428,7 +454,7 @@ impl<G: Game> Room<G> {
     }
 }
 
-/// A stable 64-bit digest (SHA-256, first 8 bytes) of `parts`, for idempotency keys and bodies.
+/// A stable 64-bit digest (SHA-256, first 8 bytes) of `parts`, each length-prefixed.
 pub fn digest64(parts: &[&[u8]]) -> u64 {
     let mut h = Sha256::new();
     for part in parts {
@@ -437,6 +463,12 @@ pub fn digest64(parts: &[&[u8]]) -> u64 {
     }
     let d = h.finalize();
     u64::from_le_bytes([d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]])
+}
+
+/// A stable 32-bit digest (SHA-256, first 4 bytes) of `bytes`, for idempotency keys and bodies.
+pub fn digest32(bytes: &[u8]) -> u32 {
+    let d = Sha256::digest(bytes);
+    u32::from_le_bytes([d[0], d[1], d[2], d[3]])
 }
 
 fn rule_error<E: RuleError>(e: E) -> RoomError {

@@ -29,6 +29,12 @@ impl Default for TallyOptions {
     }
 }
 
+/// The winner, as a struct: a room view flattens the game's result into `result`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+struct TallyOutcome {
+    winner: PlayerId,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct TallyState {
     players: Vec<PlayerId>,
@@ -78,7 +84,7 @@ impl Game for Tally {
     type Action = TallyAction;
     type Event = TallyAction;
     type View = TallyState;
-    type Outcome = PlayerId;
+    type Outcome = TallyOutcome;
     type Error = TallyError;
 
     fn validate_options(o: &TallyOptions, players: Option<usize>) -> Result<(), OptionsError> {
@@ -169,8 +175,8 @@ impl Game for Tally {
     fn on_timeout(_s: &TallyState, _p: &PlayerId, _now: Millis) -> Option<TallyAction> {
         Some(TallyAction::Add { n: 1 })
     }
-    fn result(s: &TallyState) -> Option<PlayerId> {
-        s.winner.clone()
+    fn result(s: &TallyState) -> Option<TallyOutcome> {
+        s.winner.clone().map(|winner| TallyOutcome { winner })
     }
     fn leave(
         s: &mut TallyState,
@@ -418,26 +424,51 @@ fn a_disconnected_player_gets_a_grace_period_instead_of_the_whole_turn() {
 }
 
 #[test]
-fn a_keyed_answer_is_recalled_and_a_reused_key_with_another_body_is_refused() {
-    let (mut room, _) = lobby();
-    room.remember(Answer {
-        key: 7,
+fn a_keyed_answer_is_recalled_per_player_and_forgotten_when_the_player_leaves_the_lobby() {
+    let (mut room, host) = lobby();
+    let guest = room.join("영희".into(), TokenHash::of("g"), T0).unwrap();
+    let answer = |player: &PlayerId, key| Answer {
+        player: player.clone(),
+        key,
         body: 1,
         version: 2,
-        events: "[]".into(),
-    });
-    assert_eq!(room.recall(7, 1).unwrap().map(|a| a.version), Some(2));
-    assert_eq!(room.recall(7, 2), Err(RoomError::IdempotencyKeyReused));
-    assert_eq!(room.recall(8, 1), Ok(None));
-    for k in 0..10 {
-        room.remember(Answer {
-            key: 100 + k,
-            body: 0,
-            version: k,
-            events: String::new(),
-        });
-    }
-    assert_eq!(room.answers.len(), REMEMBERED_ANSWERS);
+        events: Some("[]".into()),
+    };
+    room.remember(answer(&guest, 7));
+    assert_eq!(
+        room.recall(&guest, 7, 1).unwrap().map(|a| a.version),
+        Some(2)
+    );
+    assert_eq!(
+        room.recall(&guest, 7, 2),
+        Err(RoomError::IdempotencyKeyReused)
+    );
+    assert_eq!(room.recall(&host, 7, 1), Ok(None), "keys are per player");
+    room.act(&guest, RoomAction::Lobby(LobbyAction::Leave), T0)
+        .unwrap();
+    room.remember(answer(&host, 8));
+    assert_eq!(room.recall(&guest, 7, 1), Ok(None), "a leaver's answers go");
+    assert_eq!(room.ledger.answer_count(), 1);
+}
+
+#[test]
+fn the_next_joiner_of_a_lobby_everyone_left_becomes_its_host() {
+    let (mut room, host) = lobby();
+    room.act(&host, RoomAction::Lobby(LobbyAction::Leave), T0)
+        .unwrap();
+    assert!(room.seats.is_empty());
+    let joiner = room
+        .join("새 방장".into(), TokenHash::of("n"), T0 + 1)
+        .unwrap();
+    assert_eq!(room.host, joiner);
+    room.act(&joiner, RoomAction::Lobby(LobbyAction::Start), T0 + 2)
+        .map(|_| ())
+        .or_else(|e| match e {
+            // Tally needs two players: the point is that the refusal is not NOT_HOST.
+            RoomError::InvalidOptions(_) => Ok(()),
+            other => Err(other),
+        })
+        .unwrap();
 }
 
 #[test]
@@ -449,7 +480,14 @@ fn the_view_shows_players_without_secrets_and_the_rule_summary() {
     assert_eq!(json["you"], host.as_str());
     assert_eq!(json["ruleSummary"], "10까지 세기");
     assert_eq!(json["players"][0]["connected"], true);
+    // The commitment is the one thing about the generator a running game shows.
+    assert_eq!(json["rngCommitment"], room.rng.commitment());
+    let reveal = room.rng.reveal();
     let text = json.to_string();
+    assert!(!text.contains(&reveal.seed) && !text.contains(&reveal.salt));
+    let mut rest = json.clone();
+    rest.as_object_mut().unwrap().remove("rngCommitment");
+    let text = rest.to_string();
     assert!(!text.contains("token") && !text.contains("rng") && !text.contains("seed"));
 }
 

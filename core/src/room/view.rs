@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use super::{Presence, Room};
 use crate::game::{Game, Millis, PlayerId};
+use crate::rng::Reveal;
 
 /// Where a room is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -63,13 +64,28 @@ pub struct RoomView<'a, G: Game> {
     /// When the awaited action times out (the turn timer, or a disconnected player's grace
     /// period), or `null`.
     pub deadline_at: Option<Millis>,
+    /// SHA-256 of the room's generator seed and salt (hex), the same from creation to the end:
+    /// the result of the finished game reveals both (`result.rngReveal`, `docs/audit.md`).
+    pub rng_commitment: String,
     /// How many ms to wait before reading the room again ([`Room::poll_after`]): soon while a
     /// change may come any moment, rarely while none will. `Retry-After` says the same.
     pub poll_after_ms: Millis,
     /// The game's view for this viewer (`null` in the lobby).
     pub state: Option<G::View>,
     /// The game's result once finished.
-    pub result: Option<G::Outcome>,
+    pub result: Option<ResultView<G>>,
+}
+
+/// The `result` object: the game's own result, and beside its fields `rngReveal`, the seed
+/// and salt behind `rngCommitment` (the game is over, nothing more is drawn).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase", bound = "")]
+pub struct ResultView<G: Game> {
+    /// The game's result (spec §8.6), its fields inline.
+    #[serde(flatten)]
+    pub outcome: G::Outcome,
+    /// Seed and salt of the room's generator.
+    pub rng_reveal: Reveal,
 }
 
 impl<G: Game> Room<G> {
@@ -104,9 +120,20 @@ impl<G: Game> Room<G> {
                 .collect(),
             you: viewer,
             deadline_at: self.deadline_at(presence, now),
+            rng_commitment: self.rng.commitment(),
             poll_after_ms: self.poll_after(viewer, presence, now),
-            state: self.game.as_ref().map(|s| G::view(s, viewer)),
-            result: self.game.as_ref().and_then(G::result),
+            state: self
+                .game
+                .as_ref()
+                .map(|s| G::room_view(s, viewer, self.version)),
+            result: self
+                .game
+                .as_ref()
+                .and_then(G::result)
+                .map(|outcome| ResultView {
+                    outcome,
+                    rng_reveal: self.rng.reveal(),
+                }),
         }
     }
 }

@@ -142,3 +142,121 @@ pub enum Event {
         winners: Vec<PlayerId>,
     },
 }
+
+/// How many recent events the state keeps for `state.log` (§8.1 "최대 N개"): enough to replay a
+/// whole turn's animation (a throw, a move with its capture and bonus, the turn change) for a
+/// client that missed the answer, small enough to stay well inside the 1 KB room item.
+pub const LOG_LEN: usize = 12;
+
+/// Whether `event` belongs in the public log: a recommendation is shown to its team only
+/// (ruling Y16), so it never goes where everyone reads.
+pub(crate) fn is_public(event: &Event) -> bool {
+    !matches!(event, Event::Recommended { .. })
+}
+
+/// The stored (postcard) form of the log. The API form is tagged by `type`, which postcard
+/// cannot read back (it is not self-describing), so the stored form is the plain externally
+/// tagged enum below, a field-for-field mirror of [`Event`].
+pub(crate) mod stored {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::Event;
+    use crate::game::PlayerId;
+    use crate::yut::board::{Node, Position};
+    use crate::yut::state::SideId;
+    use crate::yut::throw::Throw;
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(remote = "Event")]
+    enum Stored {
+        Thrown {
+            player: PlayerId,
+            sticks: [bool; 4],
+            result: Throw,
+        },
+        Nak {
+            player: PlayerId,
+        },
+        Moved {
+            side: SideId,
+            result: Throw,
+            from: Position,
+            to: Position,
+            path: Vec<Position>,
+            count: u8,
+        },
+        Stacked {
+            side: SideId,
+            at: Node,
+            count: u8,
+        },
+        Captured {
+            side: SideId,
+            victim_side: SideId,
+            at: Node,
+            count: u8,
+        },
+        FinishedPieces {
+            side: SideId,
+            count: u8,
+        },
+        BonusThrow {
+            player: PlayerId,
+        },
+        Discarded {
+            throws: Vec<Throw>,
+        },
+        TurnChanged {
+            player: PlayerId,
+        },
+        SideFinished {
+            side: SideId,
+            rank: u8,
+        },
+        Conceded {
+            player: PlayerId,
+            side: SideId,
+            side_out: bool,
+        },
+        Away {
+            player: PlayerId,
+            away: bool,
+        },
+        Recommended {
+            player: PlayerId,
+            throw_index: usize,
+            from: Position,
+            to: Position,
+        },
+        AutoPlay {
+            player: PlayerId,
+            auto: bool,
+        },
+        ReplacedByBot {
+            player: PlayerId,
+        },
+        TimeUp,
+        GameOver {
+            winners: Vec<PlayerId>,
+        },
+    }
+
+    #[derive(Serialize)]
+    struct Out<'a>(#[serde(with = "Stored")] &'a Event);
+
+    #[derive(Deserialize)]
+    struct In(#[serde(with = "Stored")] Event);
+
+    /// Serializes a log in its stored form.
+    pub(crate) fn serialize<S: Serializer>(log: &[Event], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(log.iter().map(Out))
+    }
+
+    /// Reads a log back from its stored form.
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Event>, D::Error> {
+        Ok(Vec::<In>::deserialize(d)?
+            .into_iter()
+            .map(|e| e.0)
+            .collect())
+    }
+}

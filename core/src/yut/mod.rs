@@ -57,6 +57,7 @@ pub use options::{
 pub use result::{Outcome, Standing};
 pub use state::{Control, Phase, Piece, Recommendation, Side, SideId, State};
 pub use throw::{Throw, Toss};
+pub use timeout::Hint;
 pub use view::View;
 
 use crate::game::{Actor, Game, Lineup, Millis, OptionsError, PlayerId};
@@ -107,11 +108,20 @@ impl Game for Yut {
         rng: &mut GameRng,
         now: Millis,
     ) -> Result<Vec<Event>, YutError> {
-        state.act(actor, action, rng, now)
+        let events = state.act(actor, action, rng, now)?;
+        state.remember(&events);
+        Ok(events)
     }
 
     fn view(state: &State, viewer: Option<&PlayerId>) -> View {
         state.view(viewer)
+    }
+
+    /// Shows the room's version as `turnSeq` (§8.1).
+    fn room_view(state: &State, viewer: Option<&PlayerId>, version: u64) -> View {
+        let mut view = state.view(viewer);
+        view.turn_seq = version;
+        view
     }
 
     fn deadline(state: &State) -> Option<Millis> {
@@ -142,7 +152,9 @@ impl Game for Yut {
         rng: &mut GameRng,
         now: Millis,
     ) -> Result<Vec<Event>, YutError> {
-        state.leave(player, rng, now)
+        let events = state.leave(player, rng, now)?;
+        state.remember(&events);
+        Ok(events)
     }
 
     fn is_bot(state: &State, player: &PlayerId) -> bool {

@@ -85,7 +85,7 @@ pub enum Ruleset {
     YutMd,
     /// The player-facing rules page: every difference from `yut.md` switched on together
     /// ([`YutOptions::rules_page_fixed`] lists the fixed keys; `mode`, `backdo`, `turnSeconds`
-    /// 20/30/60 and `endMode` stay free).
+    /// 20/30/60, `endMode` and `hints` stay free).
     RulesPage,
 }
 
@@ -238,6 +238,9 @@ pub struct YutOptions {
     pub end_mode: EndMode,
     /// What happens to the seat of a player who leaves.
     pub on_leave: OnLeave,
+    /// Whether the player to move is shown the move the system would choose for them
+    /// (`state.hint`, yut.md §9: "추천 수(8.5 우선순위)를 연하게 표시"); free under every ruleset.
+    pub hints: bool,
 }
 
 impl Default for YutOptions {
@@ -294,6 +297,7 @@ struct WireOptions {
     idle_turns_to_auto: Option<Option<u8>>,
     end_mode: Option<EndMode>,
     on_leave: Option<OnLeave>,
+    hints: Option<bool>,
 }
 
 impl From<WireOptions> for YutOptions {
@@ -320,6 +324,7 @@ impl From<WireOptions> for YutOptions {
             idle_turns_to_auto: w.idle_turns_to_auto.unwrap_or(base.idle_turns_to_auto),
             end_mode: w.end_mode.unwrap_or(base.end_mode),
             on_leave: w.on_leave.unwrap_or(base.on_leave),
+            hints: w.hints.unwrap_or(base.hints),
         }
     }
 }
@@ -362,6 +367,7 @@ impl YutOptions {
                 idle_turns_to_auto: None,
                 end_mode: EndMode::Finish,
                 on_leave: OnLeave::Concede,
+                hints: false,
             },
             Ruleset::RulesPage => YutOptions {
                 ruleset,
@@ -382,6 +388,8 @@ impl YutOptions {
                 idle_turns_to_auto: Some(3),
                 end_mode: EndMode::Finish,
                 on_leave: OnLeave::Bot,
+                // A display aid, not a rule: the rules page leaves it to the players.
+                hints: false,
             },
         }
     }
@@ -555,7 +563,7 @@ mod tests {
                 "finishRule": "pass", "nakPercent": 0, "backdoCaptureBonus": true,
                 "captureBonusOnYutMo": true, "ranking": "first", "turnSeconds": 30,
                 "turnCapSeconds": null, "timeoutPolicy": "yutMd", "idleTurnsToAuto": null,
-                "endMode": "finish", "onLeave": "concede"
+                "endMode": "finish", "onLeave": "concede", "hints": false
             })
         );
     }
@@ -608,9 +616,29 @@ mod tests {
     }
 
     #[test]
+    fn hints_are_off_by_default_and_free_under_every_ruleset() {
+        for ruleset in Ruleset::ALL {
+            assert!(!YutOptions::preset(ruleset).hints);
+            for hints in [true, false] {
+                let json = serde_json::json!({"ruleset": ruleset, "hints": hints});
+                let o: YutOptions = serde_json::from_value(json).unwrap();
+                assert_eq!(o.hints, hints);
+                assert!(o.validate(Some(2)).is_ok(), "{ruleset:?} hints {hints}");
+            }
+        }
+        let page = YutOptions::preset(Ruleset::RulesPage);
+        assert!(
+            page.rules_page_fixed()
+                .iter()
+                .all(|(key, _)| *key != "hints")
+        );
+    }
+
+    #[test]
     fn the_stored_form_round_trips_every_field() {
         let o = YutOptions {
             turn_seconds: None,
+            hints: true,
             ..YutOptions::preset(Ruleset::RulesPage)
         };
         let bytes = postcard::to_allocvec(&o).unwrap();

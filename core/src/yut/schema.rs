@@ -112,6 +112,11 @@ impl YutOptions {
                 "게임 중에 나가면: concede(기권) 또는 bot(봇이 이어받음)",
                 Values::one_of(OnLeave::ALL),
             ),
+            spec(
+                "hints",
+                "힌트: 내 차례에 자동 이동이 고를 수(timeoutPolicy의 우선순위)를 연하게 표시",
+                Values::one_of([false, true]),
+            ),
         ];
         GameSchema {
             game: "yut",

@@ -2,7 +2,7 @@
 //!
 //! This is what the room layer encodes with postcard, so it keeps only what cannot be derived:
 //! which side a seat plays for follows from the mode and the seat, `lapped` from the spot
-//! (ruling Y2), and events go out with each action instead of into a log. Every type in here
+//! (ruling Y2), and events go out with each action; only the last few public ones are kept, for `log`. Every type in here
 //! serializes as a plain struct or externally tagged enum, which both postcard and JSON read back.
 
 use serde::{Deserialize, Serialize};
@@ -194,6 +194,9 @@ pub struct State {
     pub(crate) time_up: bool,
     /// Teammates' suggestions for the current move, one per member, newest last.
     pub(crate) recommendations: Vec<Recommendation>,
+    /// The last [`LOG_LEN`](super::event::LOG_LEN) public events, oldest first (§8.1 `log`).
+    #[serde(with = "super::event::stored")]
+    pub(crate) log: Vec<super::event::Event>,
 }
 
 impl State {
@@ -254,6 +257,7 @@ impl State {
                 .then(|| now.saturating_add(YutOptions::TIMED_MINUTES * 60_000)),
             time_up: false,
             recommendations: Vec::new(),
+            log: Vec::new(),
         };
         state.deadline_at = state.next_deadline(now);
         Ok(state)

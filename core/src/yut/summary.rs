@@ -88,6 +88,9 @@ pub fn rule_summary(o: &YutOptions) -> String {
     if o.on_leave == OnLeave::Bot {
         parts.push("나가면 봇이 이어받음".to_owned());
     }
+    if o.hints {
+        parts.push("추천 수 힌트".to_owned());
+    }
     parts.join(" · ")
 }
 
@@ -112,6 +115,7 @@ mod tests {
             finish_rule: FinishRule::Reach,
             nak_percent: 5,
             turn_seconds: None,
+            hints: true,
             ..YutOptions::default()
         };
         let line = rule_summary(&o);
@@ -121,6 +125,7 @@ mod tests {
             "참먹이에 닿으면 남",
             "낙 5%",
             "시간 제한 없음",
+            "추천 수 힌트",
         ] {
             assert!(line.contains(part), "{part} missing from {line}");
         }

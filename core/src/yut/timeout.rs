@@ -1,6 +1,8 @@
 //! What the system does for a player whose time ran out, whose seat plays itself (auto play) or
 //! who was replaced by a bot (§8.5, ruling Y9; the rules page's policy, ruling Y16).
 
+use serde::Serialize;
+
 use super::action::Action;
 use super::board::{Position, remaining_distance};
 use super::movement::Plan;
@@ -8,29 +10,55 @@ use super::options::TimeoutPolicy;
 use super::state::{Phase, State};
 use crate::game::PlayerId;
 
+/// The move `timeoutPolicy` picks for the player to move: what a timeout, auto play or a bot
+/// would play, and what `hints: true` shows that player as `state.hint` (yut.md §9).
+/// JSON `{throwIndex, from, to}`, like a legal move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hint {
+    /// The pending result it uses.
+    pub throw_index: usize,
+    /// Where the piece or stack stands (`"home"` to enter).
+    pub from: Position,
+    /// Where it would stop (`"goal"` when it finishes).
+    pub to: Position,
+}
+
 impl State {
     /// The action taken for `player` when the system acts for them: `THROW` in the throw phase;
-    /// in the move phase the first move by `timeoutPolicy`, or `None` if nothing is awaited
-    /// from them.
+    /// in the move phase the first move by `timeoutPolicy` ([`State::policy_move`]), or `None`
+    /// if nothing is awaited from them.
     pub fn timeout_action(&self, player: &PlayerId) -> Option<Action> {
         if self.current_player() != Some(player) {
             return None;
         }
         match self.phase {
             Phase::Throw => Some(Action::Throw),
-            Phase::Move => self
-                .plans()
-                .iter()
-                .min_by_key(|plan| match self.options.timeout_policy {
-                    TimeoutPolicy::YutMd => self.yut_md_priority(plan),
-                    TimeoutPolicy::RulesPage => self.rules_page_priority(plan),
-                })
-                .map(|plan| Action::Move {
-                    throw_index: plan.throw_index,
-                    from: plan.from,
-                }),
+            Phase::Move => self.policy_move().map(|hint| Action::Move {
+                throw_index: hint.throw_index,
+                from: hint.from,
+            }),
             Phase::Finished => None,
         }
+    }
+
+    /// The move `timeoutPolicy` picks for the player to move, in the move phase (`None` in the
+    /// other phases). The one choice behind timeouts, auto play, bots and `state.hint`.
+    pub fn policy_move(&self) -> Option<Hint> {
+        if self.phase != Phase::Move {
+            return None;
+        }
+        self.plans()
+            .iter()
+            .min_by_key(|plan| match self.options.timeout_policy {
+                TimeoutPolicy::YutMd => self.yut_md_priority(plan),
+                TimeoutPolicy::RulesPage => self.rules_page_priority(plan),
+            })
+            .map(|plan| Hint {
+                throw_index: plan.throw_index,
+                from: plan.from,
+                to: plan.to,
+            })
     }
 
     /// Smaller is preferred: (category, two keys within it, throw index, origin); the fourth

@@ -6,10 +6,12 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::board::{Node, Position};
+use super::event::{Event, LOG_LEN, is_public};
 use super::movement::LegalMove;
 use super::options::{Mode, YutOptions};
 use super::state::{Control, Phase, SideId, State};
 use super::throw::{Throw, Toss};
+use super::timeout::Hint;
 use crate::game::{Millis, PlayerId};
 
 /// The game as a viewer sees it (JSON, camelCase, field names of the spec's State).
@@ -38,8 +40,14 @@ pub struct View {
     pub pending: Vec<Throw>,
     /// The latest throw, for the stick animation.
     pub last_throw: Option<LastThrow>,
+    /// The room's version: every accepted change bumps it by one (§8.1 `turnSeq`; 0 outside a
+    /// room, where nothing counts the changes).
+    pub turn_seq: u64,
     /// When the awaited action times out (epoch ms), `null` without a limit.
     pub deadline_at: Option<Millis>,
+    /// The last public events, oldest first, at most [`LOG_LEN`] (§8.1 `log`; a teammate's
+    /// `recommended` is never in it).
+    pub log: Vec<Event>,
     /// Whether each player is marked away (ruling Y15).
     pub away: BTreeMap<PlayerId, bool>,
     /// Whether each player conceded.
@@ -58,6 +66,11 @@ pub struct View {
     /// while they must throw).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub legal_moves: Option<Vec<LegalMove>>,
+    /// `hints: true` only, and only for the player to move (absent for everyone else): the move
+    /// `timeoutPolicy` would play for them (`{throwIndex, from, to}`), `null` while they must
+    /// throw.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<Option<Hint>>,
 }
 
 /// A teammate's recommended move, as the team on turn sees it.
@@ -165,6 +178,14 @@ impl From<Toss> for LastThrow {
 }
 
 impl State {
+    /// Keeps `events` (the public ones) in the log, dropping the oldest beyond [`LOG_LEN`].
+    pub(crate) fn remember(&mut self, events: &[Event]) {
+        self.log
+            .extend(events.iter().filter(|e| is_public(e)).cloned());
+        let excess = self.log.len().saturating_sub(LOG_LEN);
+        self.log.drain(..excess);
+    }
+
     /// The view for `viewer` (`None`: a spectator).
     pub fn view(&self, viewer: Option<&PlayerId>) -> View {
         let per_player = |f: &dyn Fn(&PlayerId) -> bool| {
@@ -190,7 +211,9 @@ impl State {
             throws_owed: self.throws_owed,
             pending: self.pending.clone(),
             last_throw: self.last_throw.map(LastThrow::from),
+            turn_seq: 0,
             deadline_at: self.deadline_at,
+            log: self.log.clone(),
             away: per_player(&|p| self.is_away(p)),
             conceded: per_player(&|p| self.has_conceded(p)),
             control: self
@@ -202,6 +225,8 @@ impl State {
             time_up_at: self.time_up_at,
             recommendations: self.recommendations_for(viewer),
             legal_moves: (viewer.is_some() && viewer == to_move).then(|| self.legal_moves()),
+            hint: (self.options.hints && viewer.is_some() && viewer == to_move)
+                .then(|| self.policy_move()),
         }
     }
 

@@ -1,9 +1,14 @@
 //! Turning raw HTTP input into typed values at the edge: JSON bodies (size-limited, unknown
 //! fields refused) and bearer tokens.
 
+use std::convert::Infallible;
+use std::net::IpAddr;
+
 use axum::body::Bytes;
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
-use madang_core::room::TokenHash;
+use madang_core::room::{TokenHash, client_hash};
 use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
@@ -21,11 +26,16 @@ pub fn json_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
 }
 
 /// The hash of the `Authorization: Bearer …` token, if the header is there.
-/// A header that is present but not a bearer token is refused.
+/// A header that is present but not a bearer token is refused, and so are two of them: which one
+/// counts would depend on the proxy in front (the first wins in axum, the last in some others).
 pub fn bearer(headers: &HeaderMap) -> Result<Option<TokenHash>, ApiError> {
-    let Some(value) = headers.get(header::AUTHORIZATION) else {
+    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let Some(value) = values.next() else {
         return Ok(None);
     };
+    if values.next().is_some() {
+        return Err(ApiError::DuplicateHeader("Authorization"));
+    }
     let token = value
         .to_str()
         .ok()
@@ -47,4 +57,30 @@ pub fn idempotency_key(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
         .filter(|k| !k.is_empty() && k.len() <= 255)
         .map(Some)
         .ok_or_else(|| ApiError::Malformed("Idempotency-Key는 1~255자의 ASCII여야 해요.".into()))
+}
+
+/// The caller's address as the limits see it (the socket's peer locally, API Gateway's
+/// `sourceIp` on Lambda; IPv6 per /64), for the kick list: a join passes
+/// [`Client::hash_for`] its room to `Room::join_from`, so a kicked player cannot join that room
+/// again from the same address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Client(pub Option<IpAddr>);
+
+impl Client {
+    /// The room-salted hash `Room::join_from` takes (0 when the address is unknown).
+    pub fn hash_for(&self, room_id: &str) -> u64 {
+        match self.0 {
+            Some(IpAddr::V4(v4)) => client_hash(room_id, &v4.octets()),
+            Some(IpAddr::V6(v6)) => client_hash(room_id, &v6.octets()[..8]),
+            None => 0,
+        }
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Client {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Infallible> {
+        Ok(Client(crate::limits::client_in(&parts.extensions)))
+    }
 }

@@ -6,20 +6,24 @@
 mod extract;
 mod games;
 mod openapi;
+pub mod requests;
 mod rooms;
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
-use axum::response::Response;
-use madang_core::room::Room;
+use axum::response::{IntoResponse, Response};
 use madang_infra::RoomStore;
 use tracing::Instrument;
 
 use crate::app::App;
-pub use extract::MAX_BODY_BYTES;
+use crate::error::ApiError;
+use crate::limits::{self, Guard};
+pub use extract::{Client, MAX_BODY_BYTES};
 pub use openapi::OPENAPI_JSON;
 
 /// Declares the routes once: builds the router and the list of `(method, path)` pairs.
@@ -46,14 +50,66 @@ routes! {
     post "/dev/clock" => rooms::dev_clock,
 }
 
-/// The whole API over `app`'s store and clock.
+/// The whole API over `app`'s store and clock, with the limits of `app.limits` (fresh counters
+/// per router).
 pub fn router<S: RoomStore>(app: App<S>) -> Router {
+    let guard = Arc::new(Guard::new(app.limits));
     routes::<S>()
         .fallback(rooms::not_found)
         // One byte over the limit is enough to refuse: the body is never buffered beyond it.
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(middleware::from_fn_with_state(guard, limits::guard))
+        .layer(middleware::from_fn(problems_only))
         .layer(middleware::from_fn(trace_request))
         .with_state(app)
+}
+
+/// Turns every error the HTTP layer answers by itself — 405 from the method router, 400 from a
+/// path that is not UTF-8 once decoded, an extractor's plain-text rejection — into problem+json
+/// with a stable code, keeping its status and headers (`Allow` on a 405). The handlers' own
+/// errors already are problem+json and pass untouched.
+async fn problems_only(request: Request, next: Next) -> Response {
+    let response = next.run(request).await;
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let problem = HeaderValue::from_static("application/problem+json");
+    if response.headers().get(header::CONTENT_TYPE) == Some(&problem) {
+        return response;
+    }
+    let (code, detail) = match status {
+        StatusCode::BAD_REQUEST => (
+            "MALFORMED",
+            "요청을 읽을 수 없어요. 주소와 본문을 확인해 주세요.",
+        ),
+        StatusCode::NOT_FOUND => ("NO_SUCH_ROUTE", "그런 주소는 없어요."),
+        StatusCode::METHOD_NOT_ALLOWED => (
+            "METHOD_NOT_ALLOWED",
+            "이 주소에서는 그 메서드를 쓸 수 없어요.",
+        ),
+        StatusCode::PAYLOAD_TOO_LARGE => ("PAYLOAD_TOO_LARGE", "요청 본문이 너무 커요."),
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => (
+            "UNSUPPORTED_MEDIA_TYPE",
+            "본문은 Content-Type: application/json으로 보내 주세요.",
+        ),
+        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => {
+            ("HEADERS_TOO_LARGE", "요청 헤더가 너무 커요.")
+        }
+        s if s.is_server_error() => ("INTERNAL", "서버 오류가 났어요."),
+        _ => ("HTTP_ERROR", "요청을 처리할 수 없어요."),
+    };
+    let (mut parts, _) = response.into_parts();
+    let answer = ApiError::Http {
+        status,
+        code,
+        detail,
+    }
+    .into_response();
+    let (answer_parts, body) = answer.into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.extend(answer_parts.headers);
+    Response::from_parts(parts, body)
 }
 
 /// One span per request. Handlers fill in `room_id`, `action` and `version` as they learn them;
@@ -72,9 +128,4 @@ async fn trace_request(request: Request, next: Next) -> Response {
     let latency_us = started.elapsed().as_micros() as u64;
     span.in_scope(|| tracing::info!(status = response.status().as_u16(), latency_us, "done"));
     response
-}
-
-/// The SGF record of a 바둑 room, with the players' names.
-pub fn sgf_of(room: &Room<madang_core::baduk::Baduk>) -> String {
-    rooms::sgf_of(room)
 }

@@ -8,22 +8,19 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use madang_core::baduk::{Baduk, Color};
-use madang_core::room::Room;
-use madang_core::room::TokenHash;
-use madang_core::{Millis, PlayerId, with_room};
+use madang_core::{Millis, PlayerId};
 use madang_infra::RoomStore;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::json;
 use serde_json::value::RawValue;
 
-use super::extract::{bearer, idempotency_key, json_body};
+use super::extract::{Client, bearer, idempotency_key, json_body};
+use super::requests::{ActionBody, CreateBody, JoinBody, idempotency};
 use crate::app::App;
 use crate::error::ApiError;
-use crate::service::{
-    self, ActionRequest, CreateRequest, Loaded, PRESENCE_WRITE_INTERVAL_MS, Read,
-};
+use crate::service::{self, Read};
+use madang_core::room::player_name;
 
 /// The body, or why it could not be read (over the size limit → 413).
 fn body_of(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
@@ -46,7 +43,7 @@ pub async fn create<S: RoomStore>(
     State(app): State<App<S>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    let request: CreateRequest = json_body(&body_of(body)?)?;
+    let request = json_body::<CreateBody>(&body_of(body)?)?.parse()?;
     let seated = service::create_room(&app, request).await?;
     record("room_id", seated.room_id.as_str());
     let body = SeatedBody {
@@ -78,21 +75,17 @@ struct ActedBody<'a> {
     room: &'a RawValue,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct JoinRequest {
-    name: String,
-}
-
 /// `POST /rooms/{id}/players`
 pub async fn join<S: RoomStore>(
     State(app): State<App<S>>,
     Path(id): Path<String>,
+    client: Client,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     record("room_id", id.as_str());
-    let request: JoinRequest = json_body(&body_of(body)?)?;
-    let seated = service::join_room(&app, &id, &request.name).await?;
+    let request: JoinBody = json_body(&body_of(body)?)?;
+    let name = player_name(&request.name)?;
+    let seated = service::join_room(&app, &id, name, client.hash_for(&id)).await?;
     let body = SeatedBody {
         room_id: None,
         player_id: &seated.player_id,
@@ -113,8 +106,9 @@ pub struct PollQuery {
 /// `GET /rooms/{id}`, optionally `?since=V&wait=S`.
 ///
 /// Every answer says when to poll again: `Retry-After` (whole seconds, rounded up) and, in the
-/// body, the room's `pollAfterMs` ([`Room::poll_after`]). A short poll that finds nothing new
-/// is answered from one eventually consistent read and nothing else ([`not_modified_quickly`]).
+/// body, the room's `pollAfterMs` ([`madang_core::room::Room::poll_after`]), on a 304 too. A
+/// short poll that finds nothing new is answered from one eventually consistent read and nothing
+/// else ([`service::read`]).
 pub async fn get<S: RoomStore>(
     State(app): State<App<S>>,
     Path(id): Path<String>,
@@ -126,26 +120,22 @@ pub async fn get<S: RoomStore>(
     let token = bearer(&headers)?;
     let wait = Duration::from_secs(query.wait.unwrap_or(0).min(app.limits.max_wait_secs));
     let if_none_match = headers.get(header::IF_NONE_MATCH).map(|v| v.as_bytes());
-    // What the client already has, if this read must answer at once: a short poll.
-    let known = match (query.since, if_none_match) {
-        (Some(since), _) if wait.is_zero() => Some(since),
-        (None, Some(tag)) => version_of_tag(tag),
-        _ => None,
-    };
-    if let Some(known) = known
-        && let Some(response) = not_modified_quickly(&app, &id, token.as_ref(), known).await?
-    {
-        return Ok(response);
-    }
-    let read = service::read(&app, &id, token.as_ref(), query.since, wait).await?;
-    let (version, room) = match read {
-        Read::Fresh { version, room } => (version, Some(room)),
-        Read::NotModified { version } => (version, None),
+    let tagged = if_none_match.and_then(version_of_tag);
+    let read = service::read(&app, &id, token.as_ref(), query.since, tagged, wait).await?;
+    let (version, room, poll_after) = match read {
+        Read::Fresh {
+            version,
+            room,
+            poll_after,
+        } => (version, Some(room), poll_after),
+        Read::NotModified {
+            version,
+            poll_after,
+        } => (version, None, poll_after),
     };
     record("version", version);
     let tag = etag(version);
     let unchanged = if_none_match.is_some_and(|v| v == tag.as_bytes());
-    let poll_after = room.as_deref().and_then(poll_after_of);
     let mut response = match room {
         Some(room) if !unchanged => Json(room).into_response(),
         _ => StatusCode::NOT_MODIFIED.into_response(),
@@ -163,67 +153,14 @@ fn version_of_tag(tag: &[u8]) -> Option<u64> {
 }
 
 /// The headers of every read: the version, no caching by intermediaries, when to poll again.
-fn polled(response: &mut Response, tag: HeaderValue, poll_after: Option<Millis>) {
+fn polled(response: &mut Response, tag: HeaderValue, poll_after: Millis) {
     let headers = response.headers_mut();
     headers.insert(header::ETAG, tag);
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    if let Some(ms) = poll_after {
-        headers.insert(header::RETRY_AFTER, HeaderValue::from(ms.div_ceil(1000)));
-    }
-}
-
-/// The `pollAfterMs` of a rendered room view.
-fn poll_after_of(view: &RawValue) -> Option<Millis> {
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct PollAfter {
-        poll_after_ms: Millis,
-    }
-    serde_json::from_str::<PollAfter>(view.get())
-        .ok()
-        .map(|p| p.poll_after_ms)
-}
-
-/// The short poll's 304, from the cheapest read there is (eventually consistent, half a unit on
-/// DynamoDB) and no other store call — when that is the whole truth: the room is still at the
-/// version the client has, no timeout is due (the full read would fire it), and the caller's
-/// presence needs no write yet. Otherwise `None`, and the full read answers. A read that lags a
-/// save answers 304 a moment too long; the client's next poll sees the change.
-async fn not_modified_quickly<S: RoomStore>(
-    app: &App<S>,
-    id: &str,
-    token: Option<&TokenHash>,
-    known: u64,
-) -> Result<Option<Response>, ApiError> {
-    let now = app.clock.now();
-    let stored = app.store.peek(id, now).await?;
-    if stored.version != known {
-        return Ok(None);
-    }
-    let mut loaded = Loaded::from_stored(stored).map_err(|e| ApiError::Internal(e.to_string()))?;
-    let viewer = match token {
-        Some(token) => Some(
-            with_room!(&loaded.room, r => r.authenticate(token).cloned())
-                .ok_or(ApiError::Unauthorized)?,
-        ),
-        None => None,
-    };
-    if let Some(player) = &viewer {
-        let last = loaded.stored.presence.get(player.as_str()).copied();
-        if now.saturating_sub(last.unwrap_or(0)) >= PRESENCE_WRITE_INTERVAL_MS {
-            return Ok(None);
-        }
-        loaded.presence.insert(player.clone(), now);
-    }
-    if loaded.due_at().is_some_and(|due| due <= now) {
-        return Ok(None);
-    }
-    let poll_after =
-        with_room!(&loaded.room, r => r.poll_after(viewer.as_ref(), &loaded.presence, now));
-    record("version", known);
-    let mut response = StatusCode::NOT_MODIFIED.into_response();
-    polled(&mut response, etag(known), Some(poll_after));
-    Ok(Some(response))
+    headers.insert(
+        header::RETRY_AFTER,
+        HeaderValue::from(poll_after.div_ceil(1000)),
+    );
 }
 
 /// `POST /rooms/{id}/actions`
@@ -235,11 +172,11 @@ pub async fn act<S: RoomStore>(
 ) -> Result<Response, ApiError> {
     record("room_id", id.as_str());
     let body = body_of(body)?;
-    let request: ActionRequest = json_body(&body)?;
+    let request = json_body::<ActionBody>(&body)?.parse();
     let token = bearer(&headers)?.ok_or(ApiError::Unauthorized)?;
-    let key = idempotency_key(&headers)?;
-    let acted = service::act(&app, &id, &token, request, key.map(|k| (k, &body[..]))).await?;
-    record("action", acted.kind.as_str());
+    let key = idempotency(idempotency_key(&headers)?, &body);
+    record("action", request.action.kind.as_str());
+    let acted = service::act(&app, &id, &token, request, key).await?;
     record("version", acted.version);
     let body = ActedBody {
         version: acted.version,
@@ -267,37 +204,6 @@ pub async fn sgf<S: RoomStore>(
         text,
     )
         .into_response())
-}
-
-/// The SGF record of a 바둑 room (empty game record before the game starts).
-pub fn sgf_of(room: &Room<Baduk>) -> String {
-    match &room.game {
-        Some(state) => {
-            let name = |color: Color| {
-                let id = state.players().get(color);
-                room.member(id).map_or(id.as_str(), |m| m.name.as_str())
-            };
-            let date = date_of(room.created_at);
-            madang_core::baduk::sgf::export(state, name(Color::Black), name(Color::White), &date)
-        }
-        None => String::from("(;FF[4]GM[1])"),
-    }
-}
-
-/// `YYYY-MM-DD` of an epoch-ms time (UTC), for the SGF `DT` property.
-fn date_of(ms: Millis) -> String {
-    // Civil-from-days (Howard Hinnant's algorithm): no date crate needed for one field.
-    let days = (ms / 86_400_000) as i64;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
 }
 
 /// `GET /healthz`
@@ -342,16 +248,4 @@ pub async fn not_found() -> Response {
         HeaderValue::from_static("application/problem+json"),
     );
     response
-}
-
-#[cfg(test)]
-mod tests {
-    use super::date_of;
-
-    #[test]
-    fn dates_are_civil_utc_days() {
-        assert_eq!(date_of(0), "1970-01-01");
-        assert_eq!(date_of(1_795_990_000_000), "2026-11-29");
-        assert_eq!(date_of(951_782_400_000), "2000-02-29");
-    }
 }

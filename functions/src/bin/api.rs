@@ -4,15 +4,19 @@
 //! - `MADANG_TABLE`: the table name.
 //! - `MADANG_MAX_WAIT_SECS`: the deployment's cap on a long-poll's wait, at most 20 (`0`: short
 //!   polls only; every read answers at once).
+//! - the `MADANG_LIMIT_*` per-client limits (README, "Configuration"). They count per instance
+//!   (best effort; the WAF rule of `docs/deploy.md` is the real per-address bound); API Gateway
+//!   refuses header blocks over 10 KB and bounds connections itself.
 //! - `MADANG_DEV=1`: test support, as on the local server (seeds, `POST /dev/clock`), with the
 //!   clock offset shared by every execution environment through the table. Never set by the
 //!   template.
 //!
 //! Init does all the work that does not depend on a request, so the first request of a fresh
-//! execution environment is as fast as the next: the SDK client is built, its credentials and
-//! endpoint resolved and a connection to DynamoDB opened (one eventually consistent read of a key
-//! that does not exist, half a unit per cold start), and the router built — all before the
-//! runtime asks for the first event.
+//! execution environment is as fast as the next: the SDK client is built (once per cold start,
+//! shared by every invocation the instance serves), its credentials and endpoint resolved and a
+//! connection to DynamoDB opened (one eventually consistent read of a key that does not exist,
+//! half a unit per cold start), and the router built — all before the runtime asks for the first
+//! event.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -34,7 +38,11 @@ async fn main() -> Result<(), lambda_http::Error> {
     telemetry::init(LogFormat::Json);
     let table = std::env::var("MADANG_TABLE").map_err(|_| "MADANG_TABLE is not set")?;
     let dev = std::env::var("MADANG_DEV").is_ok_and(|v| v == "1");
-    let limits = Limits::from_env(MAX_WAIT_SECS, MAX_WAIT_SECS)?;
+    let limits = Limits {
+        max_wait_secs: MAX_WAIT_SECS,
+        ..Limits::default()
+    }
+    .with_env()?;
     let store = Arc::new(DynamoStore::new(dynamo::client_from_env().await, table));
     // Warm the client: a read of a room that cannot exist resolves credentials and the endpoint
     // and leaves a connection (TLS on AWS) in the pool. A failure here is not fatal: the first

@@ -7,14 +7,19 @@
 //! - `MADANG_STORE=dynamodb`: keep rooms in DynamoDB instead (table `MADANG_TABLE`, default
 //!   `madang-rooms`, created with its index when missing; `AWS_ENDPOINT_URL_DYNAMODB` points the
 //!   SDK at an emulator such as dynalite or moto).
+//! - Limits (`MADANG_LIMIT_*`, `MADANG_MAX_CONNECTIONS`, `MADANG_HEADER_TIMEOUT_MS`): see the
+//!   README's configuration table; the defaults are safe for a public server.
+//!
+//! SIGTERM and Ctrl-C shut down gracefully: the listener closes and requests in flight finish.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use madang_functions::app::Limits;
 use madang_functions::telemetry::{self, LogFormat};
-use madang_functions::{App, RoomStore, router, sweeper};
+use madang_functions::{App, RoomStore, ServeConfig, router, shutdown_signal, sweeper};
 use madang_infra::EmbeddedStore;
 use madang_infra::dynamo::{self, DynamoStore};
 
@@ -30,6 +35,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .parse()?;
     let data = PathBuf::from(std::env::var("MADANG_DATA").unwrap_or_else(|_| "./data".into()));
     let dev = std::env::var("MADANG_DEV").is_ok_and(|v| v == "1");
+    let limits = Limits::default().with_env()?;
+    let config = ServeConfig::default().with_env()?;
     match std::env::var("MADANG_STORE").as_deref() {
         Ok("dynamodb") => {
             let table = std::env::var("MADANG_TABLE").unwrap_or_else(|_| "madang-rooms".into());
@@ -37,12 +44,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             dynamo::ensure_table(&client, &table).await?;
             let store = Arc::new(DynamoStore::new(client, table));
             // A sweep queries every index shard: once a second is plenty against a real table.
-            serve(App::new(store).with_dev(dev), addr, Duration::from_secs(1)).await
+            let app = App::new(store).with_dev(dev).with_limits(limits);
+            serve(app, addr, config, Duration::from_secs(1)).await
         }
         Ok("embedded") | Err(_) => {
             std::fs::create_dir_all(&data)?;
             let store = Arc::new(EmbeddedStore::open(&data.join("madang.sqlite3"))?);
-            serve(App::new(store).with_dev(dev), addr, SWEEP_EVERY).await
+            let app = App::new(store).with_dev(dev).with_limits(limits);
+            serve(app, addr, config, SWEEP_EVERY).await
         }
         Ok(other) => {
             Err(format!("MADANG_STORE must be `embedded` or `dynamodb`, not `{other}`").into())
@@ -53,6 +62,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 async fn serve<S: RoomStore>(
     app: App<S>,
     addr: SocketAddr,
+    config: ServeConfig,
     sweep_every: Duration,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
@@ -61,10 +71,9 @@ async fn serve<S: RoomStore>(
     // One plain line on stdout, so scripts and tests that bind port 0 can find the server.
     println!("madang listening on http://{bound}");
     let sweeper = tokio::spawn(sweep_forever(app.clone(), sweep_every));
-    axum::serve(listener, router(app))
-        .with_graceful_shutdown(shutdown())
-        .await?;
+    madang_functions::serve(router(app), listener, config, shutdown_signal()).await?;
     sweeper.abort();
+    tracing::info!("stopped");
     Ok(())
 }
 
@@ -75,9 +84,4 @@ async fn sweep_forever<S: RoomStore>(app: App<S>, every: Duration) {
         tick.tick().await;
         sweeper::sweep(&*app.store, app.clock.now(), 100).await;
     }
-}
-
-async fn shutdown() {
-    let _ = tokio::signal::ctrl_c().await;
-    tracing::info!("shutting down");
 }

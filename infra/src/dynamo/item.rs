@@ -164,18 +164,21 @@ pub fn optional_number(item: &Item, name: &str) -> Result<Option<u64>, StoreErro
 
 fn parse_number(name: &str, value: Option<&AttributeValue>) -> Result<u64, StoreError> {
     match value {
-        Some(AttributeValue::N(n)) => n
-            .parse()
-            .map_err(|_| StoreError::Corrupt(format!("attribute {name} is not a u64: {n}"))),
+        Some(AttributeValue::N(n)) => n.parse().map_err(|e| {
+            StoreError::Corrupt(format!("attribute {name} is not a u64 ({n}): {e}").into())
+        }),
         other => Err(corrupt(name, other)),
     }
 }
 
 fn corrupt(name: &str, value: Option<&AttributeValue>) -> StoreError {
-    StoreError::Corrupt(match value {
-        None => format!("attribute {name} is missing"),
-        Some(value) => format!("attribute {name} has the wrong type: {value:?}"),
-    })
+    StoreError::Corrupt(
+        match value {
+            None => format!("attribute {name} is missing"),
+            Some(value) => format!("attribute {name} has the wrong type: {value:?}"),
+        }
+        .into(),
+    )
 }
 
 /// What a save does to the due index. The index is lazy: its entry may be *earlier* than the

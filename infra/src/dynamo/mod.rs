@@ -28,7 +28,7 @@ use aws_config::retry::RetryConfig;
 use aws_config::timeout::TimeoutConfig;
 use aws_config::{BehaviorVersion, ConfigLoader};
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
+use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
@@ -103,14 +103,13 @@ pub struct DynamoStore {
     meter: Option<Arc<CapacityMeter>>,
 }
 
-/// A failed call as [`StoreError::Unavailable`], with the SDK's whole error chain in the message
-/// (the top-level `Display` of an `SdkError` is only "service error").
+/// A failed call as [`StoreError::Unavailable`], with the SDK error kept as its source.
 pub(crate) fn unavailable<E, R>(e: SdkError<E, R>) -> StoreError
 where
-    E: std::error::Error + 'static,
-    R: std::fmt::Debug,
+    E: std::error::Error + Send + Sync + 'static,
+    R: std::fmt::Debug + Send + Sync + 'static,
 {
-    StoreError::Unavailable(DisplayErrorContext(&e).to_string())
+    StoreError::Unavailable(Box::new(e))
 }
 
 fn string(s: &str) -> AttributeValue {
@@ -120,8 +119,7 @@ fn string(s: &str) -> AttributeValue {
 /// A fresh write stamp.
 fn new_stamp() -> Result<u64, StoreError> {
     let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| StoreError::Unavailable(format!("no OS entropy: {e}")))?;
+    getrandom::fill(&mut bytes).map_err(|e| StoreError::Unavailable(Box::new(e)))?;
     Ok(u64::from_le_bytes(bytes))
 }
 
@@ -390,7 +388,7 @@ impl RoomStore for DynamoStore {
         }
         let mut due = Vec::new();
         while let Some(joined) = queries.join_next().await {
-            let entries = joined.map_err(|e| StoreError::Unavailable(e.to_string()))??;
+            let entries = joined.map_err(|e| StoreError::Unavailable(Box::new(e)))??;
             due.extend(entries);
         }
         due.sort_unstable();
@@ -476,22 +474,32 @@ impl RoomStore for DynamoStore {
     async fn touch(&self, id: &str, player: &str, now: Millis) -> Result<(), StoreError> {
         // Only this player's entry of `p`: no version, no body, so a touch never conflicts with
         // a save, and a save (which never writes `p`) never undoes a touch. The player id is a
-        // name placeholder because ids may hold characters a document path cannot.
+        // name placeholder because ids may hold characters a document path cannot. The entry
+        // only moves forward: two requests of one player can finish out of order, and the
+        // older must not make the player look disconnected earlier than they were.
         let sent = self
             .client
             .update_item()
             .table_name(&self.table)
             .key(ID, string(id))
             .update_expression("SET p.#player = :now")
-            .condition_expression("attribute_exists(id)")
+            .condition_expression(
+                "attribute_exists(id) AND (attribute_not_exists(p.#player) OR p.#player < :now)",
+            )
             .expression_attribute_names("#player", player)
             .expression_attribute_values(":now", item::number(now))
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .set_return_consumed_capacity(self.capacity())
             .send()
             .await;
         match sent {
             Ok(out) => {
                 self.record(Call::Write, out.consumed_capacity(), 0);
+                Ok(())
+            }
+            // The room is there: the entry already holds this time or a later one.
+            Err(e) if condition_failed(&e).is_some_and(|f| f.item().is_some()) => {
+                self.record_conditional_failure();
                 Ok(())
             }
             // Without the condition the update would create a stray item for a missing room.

@@ -13,7 +13,7 @@ use aws_sdk_dynamodb::types::{
 
 use super::item::{DUE, DUE_INDEX, EXPIRES, ID, SHARD};
 use super::unavailable;
-use crate::store::StoreError;
+use crate::store::{BoxError, StoreError};
 
 /// How long `ensure_table` waits for a new table to become usable. Real DynamoDB takes seconds.
 const ACTIVE_WITHIN: Duration = Duration::from_secs(120);
@@ -45,14 +45,14 @@ async fn create(client: &Client, name: &str) -> Result<(), StoreError> {
             .attribute_name(attribute)
             .key_type(key_type)
             .build()
-            .map_err(|e| StoreError::Unavailable(e.to_string()))
+            .map_err(|e| StoreError::Unavailable(Box::new(e)))
     };
     let attribute = |attribute: &str, kind: ScalarAttributeType| {
         AttributeDefinition::builder()
             .attribute_name(attribute)
             .attribute_type(kind)
             .build()
-            .map_err(|e| StoreError::Unavailable(e.to_string()))
+            .map_err(|e| StoreError::Unavailable(Box::new(e)))
     };
     let due_index = GlobalSecondaryIndex::builder()
         .index_name(DUE_INDEX)
@@ -66,7 +66,7 @@ async fn create(client: &Client, name: &str) -> Result<(), StoreError> {
                 .build(),
         )
         .build()
-        .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+        .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
     let created = client
         .create_table()
         .table_name(name)
@@ -111,9 +111,9 @@ async fn wait_until_active(client: &Client, name: &str) -> Result<(), StoreError
             return Ok(());
         }
         if tokio::time::Instant::now() >= deadline {
-            return Err(StoreError::Unavailable(format!(
+            return Err(StoreError::Unavailable(BoxError::from(format!(
                 "table {name} is not ACTIVE after {ACTIVE_WITHIN:?}"
-            )));
+            ))));
         }
         tokio::time::sleep(POLL_EVERY).await;
     }
@@ -139,7 +139,7 @@ async fn enable_ttl(client: &Client, name: &str) -> Result<(), StoreError> {
         .attribute_name(EXPIRES)
         .enabled(true)
         .build()
-        .map_err(|e| StoreError::Unavailable(e.to_string()))?;
+        .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
     match client
         .update_time_to_live()
         .table_name(name)

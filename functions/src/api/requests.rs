@@ -1,0 +1,100 @@
+//! Request bodies as they arrive, and their parsing into the service's typed inputs — once, at
+//! the edge, before any work or retry: a game name becomes a [`GameKind`], options the game's
+//! options type, an action a typed action of either game.
+
+use madang_core::Game;
+use madang_core::room::{AnyAction, GameKind, digest32};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::error::ApiError;
+use madang_core::room::player_name;
+
+use crate::service::{ActionRequest, Idempotency, NewRoom, RoomOptions};
+
+/// `POST /rooms` body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CreateBody {
+    /// `"yut"` or `"baduk"`.
+    pub game: String,
+    /// The creator's display name.
+    pub name: String,
+    /// The game's options; missing fields take the game's defaults.
+    #[serde(default)]
+    pub options: Option<Value>,
+    /// `MADANG_DEV=1` only: seed the room's generator for a reproducible game.
+    #[serde(default)]
+    pub seed: Option<u64>,
+}
+
+fn options_of<G: Game>(options: Option<Value>) -> Result<G::Options, ApiError>
+where
+    G::Options: DeserializeOwned,
+{
+    match options {
+        Some(v) => {
+            serde_json::from_value(v).map_err(|e| ApiError::Malformed(format!("options: {e}")))
+        }
+        None => Ok(G::Options::default()),
+    }
+}
+
+impl CreateBody {
+    /// The typed request.
+    pub fn parse(self) -> Result<NewRoom, ApiError> {
+        let kind = GameKind::parse(&self.game).ok_or_else(|| ApiError::Invalid {
+            code: "UNKNOWN_GAME",
+            message: "game은 \"yut\" 또는 \"baduk\"이어야 해요.".into(),
+        })?;
+        let options = match kind {
+            GameKind::Yut => RoomOptions::Yut(options_of::<madang_core::yut::Yut>(self.options)?),
+            GameKind::Baduk => {
+                RoomOptions::Baduk(options_of::<madang_core::baduk::Baduk>(self.options)?)
+            }
+        };
+        Ok(NewRoom {
+            name: player_name(&self.name)?,
+            options,
+            seed: self.seed,
+        })
+    }
+}
+
+/// `POST /rooms/{id}/players` body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JoinBody {
+    /// The joiner's display name.
+    pub name: String,
+}
+
+/// `POST /rooms/{id}/actions` body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ActionBody {
+    /// The version the client acted on; a stale one is refused with 409 and the current room.
+    #[serde(default)]
+    pub expected_version: Option<u64>,
+    /// The action, tagged by `type`.
+    pub action: Value,
+}
+
+impl ActionBody {
+    /// The typed request.
+    pub fn parse(self) -> ActionRequest {
+        ActionRequest {
+            expected_version: self.expected_version,
+            action: AnyAction::parse(&self.action),
+        }
+    }
+}
+
+/// An `Idempotency-Key` with the raw body it came with, hashed for the room's ledger.
+pub fn idempotency(key: Option<&str>, body: &[u8]) -> Option<Idempotency> {
+    key.map(|key| Idempotency {
+        key: digest32(key.as_bytes()),
+        body: digest32(body),
+    })
+}

@@ -1,0 +1,156 @@
+//! Applying one lobby or game action for the holder of a token.
+
+use madang_core::room::{Answer, AnyAction, Pick, Presence, Room, TokenHash};
+use madang_core::{Millis, PlayerId, with_room};
+use madang_infra::RoomStore;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::new_request_id;
+use super::save::{Target, events_json, transact};
+use crate::app::App;
+use crate::error::ApiError;
+
+/// `POST /rooms/{id}/actions`, parsed.
+#[derive(Clone, Debug)]
+pub struct ActionRequest {
+    /// The version the client acted on; a stale one is refused with 409 and the current room.
+    pub expected_version: Option<u64>,
+    /// The action, parsed for either game.
+    pub action: AnyAction,
+}
+
+/// An `Idempotency-Key` and the body it came with, hashed.
+#[derive(Clone, Copy, Debug)]
+pub struct Idempotency {
+    /// Hash of the key.
+    pub key: u32,
+    /// Hash of the request body.
+    pub body: u32,
+}
+
+/// The answer to an accepted action.
+#[derive(Debug)]
+pub struct Acted {
+    /// The room's version after the action.
+    pub version: u64,
+    /// What happened: overdue timeouts fired first, then the action's own events, then what the
+    /// action made due at once (a bot's turn).
+    pub events: Value,
+    /// The room as the caller now sees it.
+    pub room: Box<RawValue>,
+    /// This is the remembered first answer to a retried `Idempotency-Key`.
+    pub replayed: bool,
+}
+
+/// What the work of one attempt decided.
+enum Step {
+    /// Applied (or replayed): version and events.
+    Done {
+        version: u64,
+        events: Value,
+        replayed: bool,
+    },
+    /// The caller's `expectedVersion` is stale.
+    Stale,
+}
+
+/// Applies one action for the holder of `token`.
+pub async fn act<S: RoomStore>(
+    app: &App<S>,
+    id: &str,
+    token: &TokenHash,
+    request: ActionRequest,
+    idempotency: Option<Idempotency>,
+) -> Result<Acted, ApiError> {
+    let mut player = None;
+    let saved = transact(
+        &*app.store,
+        || app.clock.now(),
+        Target::Load(id),
+        new_request_id()?,
+        |loaded, fired, now| {
+            let who = loaded.authenticate(token).ok_or(ApiError::Unauthorized)?;
+            loaded.see(&who, now);
+            let presence = &loaded.presence;
+            let step = with_room!(&mut loaded.room, r => {
+                act_in(r, &who, &request, idempotency, fired, presence, now)
+            })?;
+            player = Some(who);
+            Ok(step)
+        },
+    )
+    .await?;
+    let viewer = player.as_ref();
+    let room = saved.loaded.view(viewer, saved.now)?;
+    match saved.outcome {
+        Step::Done {
+            version,
+            events,
+            replayed,
+        } => Ok(Acted {
+            version,
+            events,
+            room,
+            replayed,
+        }),
+        // The caller pinned the version they saw, and the room has moved on: their action may
+        // no longer make sense. Tell them, with the room as it is now.
+        Step::Stale => Err(ApiError::VersionConflict { room }),
+    }
+}
+
+fn act_in<G: Pick>(
+    room: &mut Room<G>,
+    player: &PlayerId,
+    request: &ActionRequest,
+    idempotency: Option<Idempotency>,
+    fired: &[Value],
+    presence: &Presence,
+    now: Millis,
+) -> Result<Step, ApiError> {
+    // A stored answer comes first, before any 409: a retry — or a racing twin — of a keyed
+    // request that was accepted gets its first answer, whatever happened since.
+    if let Some(Idempotency { key, body }) = idempotency
+        && let Some(answer) = room.recall(player, key, body)?
+    {
+        let events = match &answer.events {
+            Some(text) => {
+                serde_json::from_str(text).map_err(|e| ApiError::Internal(Box::new(e)))?
+            }
+            None => Value::Array(Vec::new()),
+        };
+        return Ok(Step::Done {
+            version: answer.version,
+            events,
+            replayed: true,
+        });
+    }
+    if request.expected_version.is_some_and(|v| v != room.version) {
+        return Ok(Step::Stale);
+    }
+    let action = request.action.of::<G>()?.clone();
+    let acted = room.act(player, action, now)?;
+    // What the action made due at once — a bot's or an auto-played seat's turn — plays now, so
+    // the caller sees it in this answer (nothing else can be due yet: every other deadline is
+    // in the future after an accepted action).
+    let followed = room.catch_up(now, presence);
+    let mut events: Vec<Value> = fired.to_vec();
+    events.extend(events_json(&acted)?);
+    events.extend(events_json(&followed)?);
+    let events = Value::Array(events);
+    if let Some(Idempotency { key, body }) = idempotency {
+        room.remember(Answer {
+            player: player.clone(),
+            key,
+            body,
+            version: room.version,
+            events: Some(events.to_string()),
+        });
+    }
+    Ok(Step::Done {
+        version: room.version,
+        events,
+        replayed: false,
+    })
+}

@@ -1,0 +1,280 @@
+//! The one save path. Every change to a room — creating it, a join, a lobby or game action, a
+//! timeout caught up by a read, the sweeper's — goes through [`transact`]:
+//!
+//! load → catch up overdue timeouts → the request's work → conditional save → presence.
+//!
+//! Nothing here holds a lock or keeps a room in memory between requests: any number of Lambda
+//! instances can serve the same room, because every save is conditional on the version that was
+//! loaded. Of two racing requests exactly one save lands. The other sees a conflict and — by the
+//! one policy of this module — redoes its work on the fresh room. Work that was pinned to a
+//! version (`expectedVersion`) refuses itself on the fresh room with 409, *after* looking for its
+//! own stored answer, so a racing twin of a keyed request is replayed, never refused.
+//!
+//! A save whose outcome is unknown (the store's answer was lost, or its retry met a room that
+//! had moved on) is never simply redone: every save records its request's [`RequestId`] in the
+//! room, and the next attempt first looks for it. Found, the earlier attempt landed and is the
+//! answer; not found, it did not land and the work is done again. So an action lands exactly
+//! once, whatever the network between the server and the store does.
+
+use madang_core::room::{AnyRoom, DecodeError, Presence, RequestId};
+use madang_core::{Millis, PlayerId, with_room};
+use madang_infra::{RoomStore, StoreError, StoredRoom};
+use serde_json::Value;
+
+use crate::error::ApiError;
+
+/// How often one request tries to save before it gives up (503 `ROOM_BUSY`: it was not applied).
+const SAVE_ATTEMPTS: usize = 6;
+
+/// A player's presence is written at most this often (polls in between cost no write).
+pub const PRESENCE_WRITE_INTERVAL_MS: Millis = 15_000;
+
+/// A room as loaded for one request, in one shape: the room, the version its save is conditional
+/// on, and the presence that goes with it.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The room's id.
+    pub id: String,
+    /// The decoded room; its version grows as the request changes it.
+    pub room: AnyRoom,
+    /// The version the room had when loaded: the condition of the save.
+    pub loaded_version: u64,
+    /// When each player was last seen: as stored, with whoever this request saw at its time.
+    pub presence: Presence,
+    /// What the store's due index held when the room was loaded (for lazy index writes).
+    indexed_due: Option<Millis>,
+    /// A presence write this request owes (the player was last written too long ago).
+    touch: Option<(PlayerId, Millis)>,
+    /// Not stored yet: the save is a create.
+    new: bool,
+}
+
+impl Loaded {
+    /// Decodes a stored room.
+    pub fn from_stored(stored: StoredRoom) -> Result<Self, DecodeError> {
+        let room = AnyRoom::decode(&stored.body)?;
+        let presence = stored
+            .presence
+            .into_iter()
+            .map(|(p, t)| (PlayerId::new(p), t))
+            .collect();
+        Ok(Loaded {
+            id: stored.id,
+            loaded_version: stored.version,
+            room,
+            presence,
+            indexed_due: stored.indexed_due,
+            touch: None,
+            new: false,
+        })
+    }
+
+    /// A room that is not stored yet, with its creator seen at `now`.
+    pub fn new_room(id: String, room: AnyRoom, creator: PlayerId, now: Millis) -> Self {
+        Loaded {
+            id,
+            loaded_version: 0,
+            room,
+            presence: [(creator, now)].into(),
+            indexed_due: None,
+            touch: None,
+            new: true,
+        }
+    }
+
+    /// Records that `player` was seen at `now`: presence keeps the later time, and a write is
+    /// owed only when the stored time is older than [`PRESENCE_WRITE_INTERVAL_MS`].
+    pub fn see(&mut self, player: &PlayerId, now: Millis) {
+        let last = self.presence.get(player).copied().unwrap_or(0);
+        if now > last {
+            self.presence.insert(player.clone(), now);
+        }
+        if !self.new && now.saturating_sub(last) >= PRESENCE_WRITE_INTERVAL_MS {
+            self.touch = Some((player.clone(), now));
+        }
+    }
+
+    /// Fires every timeout due at `now`; returns their events (each timeout a new version).
+    pub fn catch_up(&mut self, now: Millis) -> Result<Vec<Value>, ApiError> {
+        let presence = &self.presence;
+        with_room!(&mut self.room, r => events_json(&r.catch_up(now, presence)))
+    }
+
+    /// When the room's next timeout fires if nobody shows up (what the sweeper indexes).
+    pub fn due_at(&self) -> Option<Millis> {
+        with_room!(&self.room, r => r.due_at(&self.presence))
+    }
+
+    /// What the store's due index held when the room was loaded.
+    pub fn indexed_due(&self) -> Option<Millis> {
+        self.indexed_due
+    }
+
+    /// Whether this request owes a presence write (see [`Loaded::see`]).
+    pub fn owes_presence(&self) -> bool {
+        self.touch.is_some()
+    }
+
+    /// Whether this request changed the room.
+    pub fn changed(&self) -> bool {
+        self.new || self.room.version() != self.loaded_version
+    }
+
+    /// The record to save for the room as it is now.
+    fn to_stored(&self) -> StoredRoom {
+        StoredRoom {
+            id: self.id.clone(),
+            version: self.room.version(),
+            body: self.room.encode(),
+            due: self.due_at(),
+            expires_at: self.room.expires_at(),
+            presence: self
+                .presence
+                .iter()
+                .map(|(p, t)| (p.as_str().to_owned(), *t))
+                .collect(),
+            indexed_due: self.indexed_due,
+        }
+    }
+
+    fn decode(stored: StoredRoom) -> Result<Self, ApiError> {
+        Loaded::from_stored(stored).map_err(|e| ApiError::Internal(Box::new(e)))
+    }
+}
+
+/// Events as JSON values. An event that cannot be rendered is a bug: a 500 with its cause.
+pub fn events_json<E: serde::Serialize>(events: &[E]) -> Result<Vec<Value>, ApiError> {
+    events
+        .iter()
+        .map(|e| serde_json::to_value(e).map_err(|e| ApiError::Internal(Box::new(e))))
+        .collect()
+}
+
+/// Where a change starts from. (One lives per request, on the stack of its future: boxing the
+/// larger variants would buy nothing but allocations.)
+#[allow(clippy::large_enum_variant)]
+pub enum Target<'a> {
+    /// The room with this id, as stored now.
+    Load(&'a str),
+    /// A room just read by a long-poll (saves a second read).
+    Fetched(StoredRoom),
+    /// A room that is not stored yet.
+    New(Loaded),
+}
+
+/// A change that was saved (or needed no save), with what its work returned.
+pub struct Saved<T> {
+    /// The room as it now is.
+    pub loaded: Loaded,
+    /// What the work returned, from the attempt that landed.
+    pub outcome: T,
+    /// The time the work was done at.
+    pub now: Millis,
+}
+
+/// Loads (or takes) the room, catches up its overdue timeouts, runs `work` on it, and saves the
+/// result if anything changed — conditional on the loaded version, recording `request` in the
+/// room. On a conflict the work is redone on the fresh room; a save whose outcome was unknown is
+/// looked for in the room before anything is redone. `work` gets the catch-up's events and the
+/// time; it must leave the room untouched when it fails (the engines guarantee that), and it may
+/// run several times, so it must not do I/O.
+pub async fn transact<S, T, W>(
+    store: &S,
+    clock: impl Fn() -> Millis,
+    target: Target<'_>,
+    request: RequestId,
+    mut work: W,
+) -> Result<Saved<T>, ApiError>
+where
+    S: RoomStore,
+    W: FnMut(&mut Loaded, &[Value], Millis) -> Result<T, ApiError>,
+{
+    let (id, mut next) = match target {
+        Target::Load(id) => (id.to_owned(), None),
+        Target::Fetched(stored) => (stored.id.clone(), Some(Loaded::decode(stored)?)),
+        Target::New(loaded) => (loaded.id.clone(), Some(loaded)),
+    };
+    // The outcome of the last attempt whose save was sent but not confirmed.
+    let mut unconfirmed: Option<T> = None;
+    let mut last_failure = None;
+    for _ in 0..SAVE_ATTEMPTS {
+        let now = clock();
+        let mut loaded = match next.take() {
+            Some(loaded) => loaded,
+            None => match store.load(&id, now).await {
+                Ok(stored) => Loaded::decode(stored)?,
+                // A create whose answer was lost and that did not land: nothing to find.
+                Err(StoreError::NotFound) if unconfirmed.is_some() => {
+                    return Err(last_failure.map_or(ApiError::RoomNotFound, ApiError::Unavailable));
+                }
+                Err(e) => return Err(e.into()),
+            },
+        };
+        if let Some(outcome) = unconfirmed.take()
+            && with_room!(&loaded.room, r => r.ledger.landed(request))
+        {
+            // The earlier attempt landed after all: that is the answer, and nothing is redone.
+            tracing::info!(room_id = %id, "an unconfirmed save had landed");
+            owe_presence(store, &mut loaded).await;
+            return Ok(Saved {
+                loaded,
+                outcome,
+                now,
+            });
+        }
+        let fired = loaded.catch_up(now)?;
+        let outcome = work(&mut loaded, &fired, now)?;
+        if !loaded.changed() {
+            owe_presence(store, &mut loaded).await;
+            return Ok(Saved {
+                loaded,
+                outcome,
+                now,
+            });
+        }
+        with_room!(&mut loaded.room, r => r.ledger.record(request));
+        let stored = loaded.to_stored();
+        let saved = if loaded.new {
+            store.create(&stored).await
+        } else {
+            store.save_if_version(&stored, loaded.loaded_version).await
+        };
+        match saved {
+            Ok(()) => {
+                loaded.loaded_version = loaded.room.version();
+                loaded.indexed_due = stored.due.or(loaded.indexed_due);
+                loaded.new = false;
+                owe_presence(store, &mut loaded).await;
+                return Ok(Saved {
+                    loaded,
+                    outcome,
+                    now,
+                });
+            }
+            // Someone else's change landed first — or ours did, and the store's retry of it met
+            // a room that had moved on. The room the store handed back (or the next load) tells.
+            Err(StoreError::VersionConflict { current }) => {
+                unconfirmed = Some(outcome);
+                next = current.map(|c| Loaded::decode(*c)).transpose()?;
+            }
+            // The write may or may not have landed: load the room again to find out.
+            Err(e @ StoreError::Unavailable(_)) => {
+                tracing::warn!(room_id = %id, error = %crate::error::chain(&e), "save outcome unknown");
+                unconfirmed = Some(outcome);
+                last_failure = Some(e);
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(last_failure.map_or(ApiError::Busy, ApiError::Unavailable))
+}
+
+/// Writes the presence the request owes. A failure is logged, not returned: the request itself
+/// succeeded, and the next poll writes it again.
+async fn owe_presence<S: RoomStore>(store: &S, loaded: &mut Loaded) {
+    if let Some((player, now)) = loaded.touch.take()
+        && let Err(e) = store.touch(&loaded.id, player.as_str(), now).await
+    {
+        tracing::warn!(room_id = %loaded.id, error = %crate::error::chain(&e), "presence write failed");
+    }
+}

@@ -1,0 +1,157 @@
+//! Taking seats: creating a room (its creator becomes host) and joining one.
+
+use madang_core::baduk::{Baduk, BadukOptions};
+use madang_core::room::{AnyRoom, Room, TokenHash};
+use madang_core::yut::{Yut, YutOptions};
+use madang_core::{Game, GameRng, Millis, PlayerId, with_room};
+use madang_infra::RoomStore;
+use serde_json::value::RawValue;
+
+use super::save::{Loaded, Target, transact};
+use super::{new_request_id, random_bytes};
+use crate::app::App;
+use crate::error::ApiError;
+
+/// A game's options, parsed for the game the room is created for.
+#[derive(Clone, Debug)]
+pub enum RoomOptions {
+    /// 윷놀이 options.
+    Yut(YutOptions),
+    /// 바둑 options.
+    Baduk(BadukOptions),
+}
+
+/// `POST /rooms`, parsed.
+#[derive(Clone, Debug)]
+pub struct NewRoom {
+    /// The creator's display name (already checked).
+    pub name: String,
+    /// The game and its options.
+    pub options: RoomOptions,
+    /// `MADANG_DEV=1` only: seed the room's generator for a reproducible game.
+    pub seed: Option<u64>,
+}
+
+/// A new seat: who, and the token that proves it (shown once).
+#[derive(Debug)]
+pub struct Seated {
+    /// The room's id.
+    pub room_id: String,
+    /// The new player's id.
+    pub player_id: PlayerId,
+    /// Their bearer token.
+    pub token: String,
+    /// The room as they now see it.
+    pub room: Box<RawValue>,
+}
+
+/// URL-safe base64 without padding: compact, unguessable ids and tokens.
+fn base64url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+/// A new bearer token (192 random bits) and its stored hash.
+pub(crate) fn new_token() -> Result<(String, TokenHash), ApiError> {
+    let token = base64url(&random_bytes::<24>()?);
+    let hash = TokenHash::of(&token);
+    Ok((token, hash))
+}
+
+/// A new room id: 128 random bits — room ids are links people share, so they must not be
+/// guessable.
+pub(crate) fn new_room_id() -> Result<String, ApiError> {
+    Ok(base64url(&random_bytes::<16>()?))
+}
+
+fn open<G: Game>(
+    id: String,
+    name: String,
+    token: TokenHash,
+    options: G::Options,
+    rng: GameRng,
+    now: Millis,
+) -> Result<(AnyRoom, PlayerId), ApiError>
+where
+    AnyRoom: From<Room<G>>,
+{
+    let (room, host) = Room::<G>::create(id, name, token, options, rng, now)?;
+    Ok((room.into(), host))
+}
+
+/// Creates a room with its creator as host.
+pub async fn create_room<S: RoomStore>(app: &App<S>, new: NewRoom) -> Result<Seated, ApiError> {
+    if new.seed.is_some() && !app.dev {
+        return Err(ApiError::Malformed(
+            "seed는 개발 모드(MADANG_DEV=1)에서만 쓸 수 있어요.".into(),
+        ));
+    }
+    let now = app.clock.now();
+    let rng = match new.seed {
+        Some(seed) => GameRng::seed_from_u64(seed),
+        None => GameRng::from_seed(random_bytes::<32>()?),
+    };
+    let (token, hash) = new_token()?;
+    let id = new_room_id()?;
+    let (room, host) = match new.options {
+        RoomOptions::Yut(o) => open::<Yut>(id.clone(), new.name, hash, o, rng, now)?,
+        RoomOptions::Baduk(o) => open::<Baduk>(id.clone(), new.name, hash, o, rng, now)?,
+    };
+    let loaded = Loaded::new_room(id.clone(), room, host.clone(), now);
+    let saved = transact(
+        &*app.store,
+        || app.clock.now(),
+        Target::New(loaded),
+        new_request_id()?,
+        |_, _, _| Ok(()),
+    )
+    .await?;
+    Ok(Seated {
+        room_id: id,
+        room: saved.loaded.view(Some(&host), saved.now)?,
+        player_id: host,
+        token,
+    })
+}
+
+/// Takes a new player into a lobby. `client` is the room-salted hash of the joiner's address
+/// (0: unknown): a player kicked from this room cannot join it again from there.
+pub async fn join_room<S: RoomStore>(
+    app: &App<S>,
+    id: &str,
+    name: String,
+    client: u64,
+) -> Result<Seated, ApiError> {
+    // Drawn once: a join redone after a conflict seats the same token, and a join whose save
+    // landed unconfirmed is recognised by the request id.
+    let (token, hash) = new_token()?;
+    let saved = transact(
+        &*app.store,
+        || app.clock.now(),
+        Target::Load(id),
+        new_request_id()?,
+        |loaded, _, now| {
+            let player =
+                with_room!(&mut loaded.room, r => r.join_from(name.clone(), hash, client, now))?;
+            loaded.see(&player, now);
+            Ok(player)
+        },
+    )
+    .await?;
+    Ok(Seated {
+        room_id: id.to_owned(),
+        room: saved.loaded.view(Some(&saved.outcome), saved.now)?,
+        player_id: saved.outcome,
+        token,
+    })
+}

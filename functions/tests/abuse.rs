@@ -1,0 +1,579 @@
+//! The server under abuse, over real HTTP against the real `madang` binary (or, where the test
+//! must look inside the store, the library's serve loop on port 0): floods get 429, silent and
+//! slow connections are closed, the WAL and the process stay bounded, presence stays one entry
+//! per player, and every error class answers problem+json. Each test starts its own server on
+//! its own data directory, so they run in parallel; the longest takes about 30 s.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use madang_functions::app::Limits;
+use madang_functions::{App, ServeConfig, router};
+use madang_infra::{EmbeddedStore, RoomStore};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// The `madang` binary on a fresh data directory; killed when dropped.
+struct Server {
+    child: Child,
+    base: String,
+    addr: String,
+    data: PathBuf,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.data);
+    }
+}
+
+fn start(name: &str, env: &[(&str, &str)]) -> Server {
+    let data = std::env::temp_dir().join(format!("madang-abuse-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    let mut command = Command::new(env!("CARGO_BIN_EXE_madang"));
+    command
+        .env("MADANG_ADDR", "127.0.0.1:0")
+        .env("MADANG_DATA", &data)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command.spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let base = line
+        .trim()
+        .strip_prefix("madang listening on ")
+        .unwrap()
+        .to_owned();
+    let addr = base.strip_prefix("http://").unwrap().to_owned();
+    Server {
+        child,
+        base,
+        addr,
+        data,
+    }
+}
+
+/// The limits a load test needs: one address plays every client.
+const TRUSTED: &[(&str, &str)] = &[
+    ("MADANG_LIMIT_CREATES_PER_MIN", "0"),
+    ("MADANG_LIMIT_JOINS_PER_MIN", "0"),
+    ("MADANG_LIMIT_POLLS_PER_CLIENT", "0"),
+];
+
+fn is_problem(headers: &reqwest::header::HeaderMap) -> bool {
+    headers
+        .get("content-type")
+        .is_some_and(|v| v == "application/problem+json")
+}
+
+async fn create(http: &reqwest::Client, base: &str) -> reqwest::Response {
+    http.post(format!("{base}/rooms"))
+        .json(&json!({"game": "yut", "name": "방장"}))
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Checks a refusal: its status, problem+json, the code, a Korean detail.
+async fn problem(response: reqwest::Response, status: StatusCode, code: &str) -> Value {
+    assert_eq!(response.status(), status);
+    assert!(is_problem(response.headers()), "{:?}", response.headers());
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["code"], code, "{body}");
+    assert_eq!(body["status"], status.as_u16());
+    let detail = body["detail"].as_str().unwrap();
+    assert!(
+        detail.chars().any(|c| ('가'..='힣').contains(&c)),
+        "{detail}"
+    );
+    body
+}
+
+#[tokio::test]
+async fn a_room_creation_flood_gets_429_with_retry_after() {
+    let server = start("create-flood", &[]);
+    let http = reqwest::Client::new();
+    let mut statuses = Vec::new();
+    for _ in 0..25 {
+        let r = create(&http, &server.base).await;
+        statuses.push(r.status());
+        if r.status() == StatusCode::TOO_MANY_REQUESTS {
+            let wait: u64 = r.headers()["retry-after"]
+                .to_str()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!((1..=60).contains(&wait), "Retry-After {wait}");
+            problem(r, StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED").await;
+        }
+    }
+    let created = statuses
+        .iter()
+        .filter(|s| **s == StatusCode::CREATED)
+        .count();
+    // The default budget is 10 a minute; the test runs in well under the 6 s one refill takes.
+    assert_eq!(
+        created,
+        Limits::default().creates_per_minute as usize,
+        "{statuses:?}"
+    );
+    assert!(
+        statuses[created..]
+            .iter()
+            .all(|s| *s == StatusCode::TOO_MANY_REQUESTS)
+    );
+}
+
+#[tokio::test]
+async fn a_join_flood_gets_429() {
+    let server = start("join-flood", &[]);
+    let http = reqwest::Client::new();
+    let created: Value = create(&http, &server.base).await.json().await.unwrap();
+    let room = created["roomId"].as_str().unwrap();
+    let mut limited = 0;
+    let mut answered = 0;
+    for _ in 0..45 {
+        let r = http
+            .post(format!("{}/rooms/{room}/players", server.base))
+            .json(&json!({"name": "손님"}))
+            .send()
+            .await
+            .unwrap();
+        if r.status() == StatusCode::TOO_MANY_REQUESTS {
+            assert!(r.headers().contains_key("retry-after"));
+            problem(r, StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED").await;
+            limited += 1;
+        } else {
+            // Seated, or refused by the room (full): either way it counted.
+            assert!(r.status() == StatusCode::CREATED || r.status().is_client_error());
+            answered += 1;
+        }
+    }
+    assert_eq!(answered, Limits::default().joins_per_minute);
+    assert_eq!(limited, 45 - answered);
+}
+
+#[tokio::test]
+async fn too_many_long_polls_from_one_client_get_429() {
+    let server = start("polls", &[]);
+    let http = reqwest::Client::new();
+    let created: Value = create(&http, &server.base).await.json().await.unwrap();
+    let room = created["roomId"].as_str().unwrap().to_owned();
+    let version = created["room"]["version"].as_u64().unwrap();
+    let cap = Limits::default().polls_per_client as usize;
+    let url = format!("{}/rooms/{room}?since={version}&wait=4", server.base);
+    let mut polls = Vec::new();
+    for _ in 0..cap {
+        polls.push(tokio::spawn(http.get(&url).send()));
+    }
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let extra = http.get(&url).send().await.unwrap();
+    problem(extra, StatusCode::TOO_MANY_REQUESTS, "TOO_MANY_POLLS").await;
+    for poll in polls {
+        assert_eq!(
+            poll.await.unwrap().unwrap().status(),
+            StatusCode::NOT_MODIFIED
+        );
+    }
+    // The slots are free again.
+    let again = http
+        .get(format!(
+            "{}/rooms/{room}?since={version}&wait=1",
+            server.base
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+}
+
+/// Whether the server closed the connection (EOF or reset) within `within`.
+async fn closed_within(stream: &mut TcpStream, within: Duration) -> bool {
+    let mut buf = [0u8; 1024];
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        match tokio::time::timeout_at(deadline, stream.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => return true,
+            // An answer (the keep-alive test reads its 200 first); keep reading.
+            Ok(Ok(_)) => continue,
+            Err(_) => return false,
+        }
+    }
+}
+
+fn open_fds(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|d| d.count())
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn slow_header_silent_and_idle_connections_are_closed_within_the_timeout() {
+    let server = start(
+        "slow",
+        &[
+            ("MADANG_HEADER_TIMEOUT_MS", "1000"),
+            ("MADANG_MAX_CONNECTIONS", "64"),
+        ],
+    );
+    let mut silent = Vec::new();
+    let mut slow = Vec::new();
+    for _ in 0..40 {
+        silent.push(TcpStream::connect(&server.addr).await.unwrap());
+        let mut s = TcpStream::connect(&server.addr).await.unwrap();
+        s.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            .await
+            .unwrap();
+        slow.push(s);
+    }
+    let mut idle = TcpStream::connect(&server.addr).await.unwrap();
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    // 81 connections against a cap of 64: the process never holds more descriptors than the cap
+    // allows (plus its own: database, listener, runtime).
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let fds = open_fds(server.child.id());
+    assert!(fds <= 64 + 32, "{fds} descriptors open");
+    // A second of timeout each, and the ones in the backlog get their turn after: all closed
+    // within a few seconds, none still open.
+    let started = Instant::now();
+    for s in silent.iter_mut().chain(slow.iter_mut()) {
+        assert!(closed_within(s, Duration::from_secs(8)).await);
+    }
+    assert!(closed_within(&mut idle, Duration::from_secs(2)).await);
+    let waited = started.elapsed();
+    // With them gone the server answers at once.
+    let health = reqwest::Client::new()
+        .get(format!("{}/healthz", server.base))
+        .timeout(Duration::from_secs(5))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.status(), StatusCode::OK);
+    eprintln!("81 stalled connections closed in {waited:?}");
+}
+
+#[tokio::test]
+async fn thirty_seconds_of_sustained_writes_keep_the_wal_under_64_mib() {
+    let server = start("wal", TRUSTED);
+    let wal = server.data.join("madang.sqlite3-wal");
+    let http = reqwest::Client::new();
+    let stop = Arc::new(AtomicBool::new(false));
+    let writes = Arc::new(AtomicU64::new(0));
+    let mut clients = Vec::new();
+    for _ in 0..16 {
+        let (http, base, stop, writes) = (
+            http.clone(),
+            server.base.clone(),
+            stop.clone(),
+            writes.clone(),
+        );
+        clients.push(tokio::spawn(async move {
+            let created: Value = create(&http, &base).await.json().await.unwrap();
+            let room = created["roomId"].as_str().unwrap().to_owned();
+            let token = created["token"].as_str().unwrap().to_owned();
+            let mut pieces = 2;
+            while !stop.load(Ordering::Relaxed) {
+                pieces = pieces % 5 + 1;
+                let r = http
+                    .post(format!("{base}/rooms/{room}/actions"))
+                    .bearer_auth(&token)
+                    .json(&json!({"action": {"type": "setOptions", "options": {"pieces": pieces.max(2)}}}))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(r.status(), StatusCode::OK);
+                writes.fetch_add(1, Ordering::Relaxed);
+            }
+        }));
+    }
+    let started = Instant::now();
+    let mut largest = 0;
+    while started.elapsed() < Duration::from_secs(30) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        largest = largest.max(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0));
+    }
+    stop.store(true, Ordering::Relaxed);
+    for c in clients {
+        c.await.unwrap();
+    }
+    let writes = writes.load(Ordering::Relaxed);
+    eprintln!(
+        "{writes} writes in 30 s; largest WAL {} KiB",
+        largest / 1024
+    );
+    assert!(writes > 2_000, "the load must be real: {writes} writes");
+    assert!(largest < 64 * 1024 * 1024, "WAL reached {largest} bytes");
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+/// The bound the 50,000-room test holds the process to: the room cache (≤ 16 MiB), SQLite's page
+/// cache, the runtime and the allocator's slack.
+const RSS_BOUND_MIB: u64 = 96;
+
+#[tokio::test]
+async fn fifty_thousand_created_rooms_keep_rss_bounded() {
+    let server = start("rss", TRUSTED);
+    let http = reqwest::Client::new();
+    let next = Arc::new(AtomicU64::new(0));
+    let mut clients = Vec::new();
+    for _ in 0..32 {
+        let (http, base, next) = (http.clone(), server.base.clone(), next.clone());
+        clients.push(tokio::spawn(async move {
+            while next.fetch_add(1, Ordering::Relaxed) < 50_000 {
+                let r = create(&http, &base).await;
+                assert_eq!(r.status(), StatusCode::CREATED);
+            }
+        }));
+    }
+    for c in clients {
+        c.await.unwrap();
+    }
+    let rss = rss_kib(server.child.id());
+    eprintln!("RSS after 50,000 rooms: {} MiB", rss / 1024);
+    assert!(rss < RSS_BOUND_MIB * 1024, "RSS {rss} KiB");
+}
+
+#[tokio::test]
+async fn sigterm_lets_a_request_in_flight_finish_then_exits_cleanly() {
+    let mut server = start("sigterm", &[]);
+    let http = reqwest::Client::new();
+    let created: Value = create(&http, &server.base).await.json().await.unwrap();
+    let room = created["roomId"].as_str().unwrap();
+    let version = created["room"]["version"].as_u64().unwrap();
+    let poll = tokio::spawn(
+        http.get(format!(
+            "{}/rooms/{room}?since={version}&wait=2",
+            server.base
+        ))
+        .send(),
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let killed = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert_eq!(
+        poll.await.unwrap().unwrap().status(),
+        StatusCode::NOT_MODIFIED
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "still running after SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status:?}");
+    // New connections are refused once it is gone.
+    assert!(TcpStream::connect(&server.addr).await.is_err());
+}
+
+#[tokio::test]
+async fn every_error_class_answers_problem_json() {
+    let server = start("errors", &[]);
+    let http = reqwest::Client::new();
+    let b = &server.base;
+    let created: Value = create(&http, b).await.json().await.unwrap();
+    let room = created["roomId"].as_str().unwrap();
+    let token = created["token"].as_str().unwrap();
+
+    let r = http.get(format!("{b}/nowhere")).send().await.unwrap();
+    problem(r, StatusCode::NOT_FOUND, "NO_SUCH_ROUTE").await;
+    let r = http.delete(format!("{b}/rooms")).send().await.unwrap();
+    assert_eq!(r.headers()["allow"], "POST");
+    problem(r, StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED").await;
+    let r = http.get(format!("{b}/rooms/%FF")).send().await.unwrap();
+    problem(r, StatusCode::BAD_REQUEST, "MALFORMED").await;
+    let r = http
+        .get(format!("{b}/rooms/nosuchroom"))
+        .send()
+        .await
+        .unwrap();
+    problem(r, StatusCode::NOT_FOUND, "ROOM_NOT_FOUND").await;
+    let r = http
+        .post(format!("{b}/rooms"))
+        .header("content-type", "application/json")
+        .body(format!(
+            "{{\"game\":\"yut\",\"name\":\"{}\"}}",
+            "a".repeat(20_000)
+        ))
+        .send()
+        .await
+        .unwrap();
+    problem(r, StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE").await;
+    // A cross-site form post needs no CORS preflight: refused before anything is created.
+    for ct in [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data",
+    ] {
+        let r = http
+            .post(format!("{b}/rooms"))
+            .header("content-type", ct)
+            .body(r#"{"game":"yut","name":"a"}"#)
+            .send()
+            .await
+            .unwrap();
+        problem(
+            r,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "UNSUPPORTED_MEDIA_TYPE",
+        )
+        .await;
+    }
+    let r = http
+        .post(format!("{b}/rooms"))
+        .body(r#"{"game":"yut","name":"a"}"#)
+        .send()
+        .await
+        .unwrap();
+    problem(
+        r,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "UNSUPPORTED_MEDIA_TYPE",
+    )
+    .await;
+    let r = http
+        .get(format!("{b}/healthz"))
+        .header("x-padding", "a".repeat(20_000))
+        .send()
+        .await
+        .unwrap();
+    problem(
+        r,
+        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+        "HEADERS_TOO_LARGE",
+    )
+    .await;
+    let r = http
+        .get(format!("{b}/rooms/{room}"))
+        .header("authorization", format!("Bearer {token}"))
+        .header("authorization", "Bearer someone-else")
+        .send()
+        .await
+        .unwrap();
+    problem(r, StatusCode::BAD_REQUEST, "DUPLICATE_HEADER").await;
+    let r = http
+        .get(format!("{b}/rooms/{room}"))
+        .header("authorization", "Basic eDp5")
+        .send()
+        .await
+        .unwrap();
+    problem(r, StatusCode::UNAUTHORIZED, "UNAUTHORIZED").await;
+    // 429 is covered by the flood tests; with the budget spent, it is problem+json too.
+    let mut last = create(&http, b).await;
+    for _ in 0..20 {
+        if last.status() == StatusCode::TOO_MANY_REQUESTS {
+            break;
+        }
+        last = create(&http, b).await;
+    }
+    problem(last, StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED").await;
+}
+
+/// The router on the library's serve loop over an embedded store the test can look into.
+async fn in_process(dir: &Path, limits: Limits) -> (String, Arc<EmbeddedStore>) {
+    std::fs::create_dir_all(dir).unwrap();
+    let store = Arc::new(EmbeddedStore::open(&dir.join("madang.sqlite3")).unwrap());
+    let app = App::new(store.clone()).with_limits(limits);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(madang_functions::serve(
+        router(app),
+        listener,
+        ServeConfig::default(),
+        std::future::pending(),
+    ));
+    (base, store)
+}
+
+#[tokio::test]
+async fn join_leave_and_kick_cycles_leave_one_presence_entry_per_player() {
+    let dir = std::env::temp_dir().join(format!("madang-abuse-presence-{}", std::process::id()));
+    let (base, store) = in_process(&dir, Limits::default().trusted()).await;
+    let http = reqwest::Client::new();
+    let created: Value = create(&http, &base).await.json().await.unwrap();
+    let room = created["roomId"].as_str().unwrap().to_owned();
+    let host = created["token"].as_str().unwrap().to_owned();
+    let act = |token: String, action: Value| {
+        let (http, url) = (http.clone(), format!("{base}/rooms/{room}/actions"));
+        async move {
+            let r = http
+                .post(url)
+                .bearer_auth(token)
+                .json(&json!({ "action": action }))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), StatusCode::OK);
+        }
+    };
+    for i in 0..300 {
+        let joined: Value = http
+            .post(format!("{base}/rooms/{room}/players"))
+            .json(&json!({"name": "손님"}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let token = joined["token"].as_str().unwrap().to_owned();
+        let id = joined["playerId"].as_str().unwrap().to_owned();
+        if i % 2 == 0 {
+            act(token, json!({"type": "leave"})).await;
+        } else {
+            act(host.clone(), json!({"type": "kick", "playerId": id})).await;
+        }
+    }
+    // One guest stays seated.
+    let stays: Value = http
+        .post(format!("{base}/rooms/{room}/players"))
+        .json(&json!({"name": "남는 사람"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let loaded = store.load(&room, now).await.unwrap();
+    let mut present: Vec<&String> = loaded.presence.keys().collect();
+    present.sort();
+    assert_eq!(
+        present,
+        vec!["p1", stays["playerId"].as_str().unwrap()],
+        "presence after 300 cycles"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
