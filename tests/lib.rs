@@ -8,6 +8,7 @@
 //! - [`lambda`]: a Lambda Runtime API emulator running the real `api` and `sweeper` binaries.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod contract;
 pub mod exactly_once;
 pub mod games;
 #[path = "lambda/emulator.rs"]
@@ -123,6 +124,8 @@ impl TestApp {
         token: Option<&str>,
         body: Option<Value>,
     ) -> Reply {
+        let method_name = method.as_str().to_ascii_lowercase();
+        let method_name = method_name.as_str();
         let mut request = self.http.request(method, format!("{}{path}", self.base));
         if let Some(token) = token {
             request = request.bearer_auth(token);
@@ -130,7 +133,10 @@ impl TestApp {
         if let Some(body) = body {
             request = request.json(&body);
         }
-        Self::reply(request.send().await.unwrap()).await
+        let reply = Self::reply(request.send().await.unwrap()).await;
+        // Every answer of the end-to-end suites is held against the generated OpenAPI document.
+        contract::check_answer(method_name, path, &reply);
+        reply
     }
 
     pub async fn reply(response: reqwest::Response) -> Reply {

@@ -14,6 +14,7 @@
 
 use std::fmt::Debug;
 
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -23,7 +24,9 @@ use crate::rng::GameRng;
 pub type Millis = u64;
 
 /// A player's id within a room: an opaque short string chosen by the room layer.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(transparent)]
 pub struct PlayerId(pub String);
 
@@ -108,23 +111,24 @@ impl OptionsError {
 }
 
 /// One game's rules. Implementations are zero-sized markers (`Yut`, `Baduk`); all functions are
-/// associated, all data lives in `State`.
+/// associated, all data lives in `State`. Everything the API carries has a JSON Schema
+/// ([`JsonSchema`]), from which the OpenAPI document is generated.
 pub trait Game {
     /// The game's name in the API (`"yut"`, `"baduk"`).
     const NAME: &'static str;
 
     /// Room options as clients send them (camelCase, unknown fields rejected, missing ones default).
-    type Options: Serialize + DeserializeOwned + Clone + Default + PartialEq + Debug;
+    type Options: Serialize + DeserializeOwned + JsonSchema + Clone + Default + PartialEq + Debug;
     /// The whole game state; its serialized form is the stored form.
     type State: Serialize + DeserializeOwned + Clone + PartialEq + Debug;
     /// A player's action, tagged by `type` with the spec's names.
-    type Action: Serialize + DeserializeOwned + Clone + PartialEq + Debug;
+    type Action: Serialize + DeserializeOwned + JsonSchema + Clone + PartialEq + Debug;
     /// What happened, for clients to animate; tagged by `type` with the spec's names.
-    type Event: Serialize + Clone + PartialEq + Debug;
+    type Event: Serialize + JsonSchema + Clone + PartialEq + Debug;
     /// What one viewer may see (spec §8.3).
-    type View: Serialize;
+    type View: Serialize + JsonSchema;
     /// The final result (spec §8.6).
-    type Outcome: Serialize + Clone + PartialEq + Debug;
+    type Outcome: Serialize + JsonSchema + Clone + PartialEq + Debug;
     /// Why an action was refused.
     type Error: RuleError;
 

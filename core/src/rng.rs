@@ -27,7 +27,7 @@ pub struct GameRng {
 /// What the result of a finished game reveals (`result.rngReveal`): the generator's seed and the
 /// commitment's salt, lowercase hex, and how far the game read the stream. SHA-256 of the 48
 /// bytes `seed ‖ salt` is the `rngCommitment` the room showed from its creation on.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Reveal {
     /// The 32-byte ChaCha8 seed, 64 hex digits.
     pub seed: String,

@@ -536,7 +536,14 @@ async fn join_leave_and_kick_cycles_leave_one_presence_entry_per_player() {
         }
     };
     for i in 0..300 {
-        let joined: Value = http
+        // A kicked player's address is barred from the room: every guest comes from an address
+        // of its own on the loopback network.
+        let from = std::net::IpAddr::V4(std::net::Ipv4Addr::new(127, 0, 1, (i % 250) as u8 + 2));
+        let guest = reqwest::Client::builder()
+            .local_address(from)
+            .build()
+            .unwrap();
+        let joined: Value = guest
             .post(format!("{base}/rooms/{room}/players"))
             .json(&json!({"name": "손님"}))
             .send()

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 ///
 /// Actions without a payload are written `Pass {}` rather than `Pass`: serde ignores extra
 /// fields of unit variants in an internally tagged enum, and `{"type":"pass","x":1}` must fail.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
 pub enum BadukAction {
     /// Put a stone at `{x, y}` (`y = 0` at the top). Coordinates are signed so that an
@@ -55,7 +55,9 @@ pub enum BadukAction {
     CancelOffer {},
     /// Resign.
     Resign {},
-    /// The system acting when a deadline passed (only valid with `Actor::Timeout`).
+    /// The system acting when a deadline passed (only valid with `Actor::Timeout`; not part of
+    /// the API's schema, a client sending it is refused).
+    #[schemars(skip)]
     Timeout {},
 }
 

@@ -3,7 +3,19 @@
 use serde::{Deserialize, Serialize};
 
 /// A side: 흑 (black, moves first in an even game) or 백 (white).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Color {
     /// 흑.
@@ -58,7 +70,10 @@ impl Color {
 }
 
 /// One value per side, serialized as `{black, white}`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[schemars(rename = "ByColor_{T}")]
 pub struct ByColor<T> {
     /// Black's value.
     pub black: T,

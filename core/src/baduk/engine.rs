@@ -20,7 +20,7 @@ use crate::game::{Actor, Game, Lineup, Millis, OptionsError, PlayerId};
 use crate::rng::GameRng;
 
 /// 바둑 (`spec/baduk.md`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, schemars::JsonSchema)]
 pub struct Baduk;
 
 /// Own moves a player must make after a declined draw offer before offering again.

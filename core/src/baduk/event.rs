@@ -7,7 +7,7 @@ use super::point::Point;
 use super::result::BadukResult;
 
 /// Something that happened while applying an action.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum BadukEvent {
     /// A stone was placed; `captured` lists the stones it took.

@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize, Serializer};
 use crate::game::OptionsError;
 
 /// How the game is counted (§6).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum ScoringMethod {
     /// 집 계산 (Korean/Japanese): territory + captures.
@@ -20,7 +22,9 @@ pub enum ScoringMethod {
 }
 
 /// Which repetitions are forbidden (§5.3).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum KoRule {
     /// No arrangement of stones may repeat in the whole game.
@@ -31,7 +35,9 @@ pub enum KoRule {
 }
 
 /// Who takes black (§4.1).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum ColorAssignment {
     /// Drawn with the game's random generator.
@@ -44,7 +50,9 @@ pub enum ColorAssignment {
 }
 
 /// The kind of clock.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum ClockKind {
     /// No clock; only the idle limit applies.
@@ -81,7 +89,7 @@ impl ClockKind {
 }
 
 /// `timeControl` (§2).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 pub struct TimeControl {
     /// The kind of clock.
@@ -161,6 +169,19 @@ impl UndoAllowance {
     }
 }
 
+impl schemars::JsonSchema for UndoAllowance {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "UndoAllowance".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "Accepted undos per player: `off`, 1, 3 or `unlimited`.",
+            "enum": ["off", 1, 3, "unlimited"]
+        })
+    }
+}
+
 impl Serialize for UndoAllowance {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         // JSON mixes strings and numbers; postcard is not self-describing, so it gets one byte.
@@ -211,7 +232,7 @@ impl<'de> Deserialize<'de> for UndoAllowance {
 }
 
 /// The options of a 바둑 room (§2). Missing fields take their defaults; unknown ones are refused.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 pub struct BadukOptions {
     /// Lines of the board: 9, 13 or 19.

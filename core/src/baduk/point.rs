@@ -6,7 +6,19 @@ use serde::{Deserialize, Serialize};
 pub const MAX_SIZE: u8 = 19;
 
 /// An intersection of the board. `y = 0` is the top row, as in the views and in SGF.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 pub struct Point {
     /// Column, 0 = left (`A`).
     pub x: u8,

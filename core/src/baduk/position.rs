@@ -56,7 +56,7 @@ impl Played {
 }
 
 /// One entry of the game record as views show it (§8.1 `moves`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum MoveRecord {
     /// A stone and the stones it captured.

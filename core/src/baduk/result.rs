@@ -7,7 +7,7 @@ use super::scoring::Score;
 use crate::game::PlayerId;
 
 /// Why the game ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum EndReason {
     /// Counted, one side ahead.
@@ -25,8 +25,9 @@ pub enum EndReason {
 }
 
 /// One player's place in the final ranking.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(rename = "BadukRankEntry")]
 pub struct RankEntry {
     /// The player.
     pub player_id: PlayerId,
@@ -35,7 +36,7 @@ pub struct RankEntry {
 }
 
 /// The result of a finished game (§8.6).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BadukResult {
     /// Black first, then white; both rank 1 on a draw.

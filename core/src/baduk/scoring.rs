@@ -331,7 +331,7 @@ pub fn suggest_seki(board: &Board, dead: &[usize]) -> Vec<usize> {
 }
 
 /// Black's side of a score (§8.6).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BlackScore {
     /// Points of territory (`area`: including seki eyes).
@@ -345,7 +345,7 @@ pub struct BlackScore {
 }
 
 /// White's side of a score (§8.6).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WhiteScore {
     /// Points of territory (`area`: including seki eyes).
@@ -363,7 +363,7 @@ pub struct WhiteScore {
 }
 
 /// A counted board (§6, §8.6 `score`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Score {
     /// The counting method.

@@ -17,8 +17,9 @@ use super::scoring;
 use crate::game::{Millis, PlayerId};
 
 /// The phase of the game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(rename = "BadukPhase")]
 pub enum Phase {
     /// Moves and passes.
     Playing,

@@ -16,7 +16,7 @@ use super::state::{BadukState, Phase};
 use crate::game::{Game, Millis, PlayerId};
 
 /// The clock as shown (§8.1 `clock`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ClockView {
     /// Addition: the kind of clock (`options.timeControl.kind`).
@@ -34,7 +34,7 @@ pub struct ClockView {
 }
 
 /// The scoring marks as shown (§8.1 `scoringMarks`), with the live count.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ScoringMarksView {
     /// Stones marked dead, as board indices (`y * size + x`), ascending.
@@ -54,7 +54,7 @@ pub struct ScoringMarksView {
 }
 
 /// A pending undo request as shown.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PendingUndo {
     /// The requester.
     pub by: Color,
@@ -63,7 +63,7 @@ pub struct PendingUndo {
 }
 
 /// Undo bookkeeping as shown (§8.1 `undo`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UndoView {
     /// Accepted undos per side.
@@ -73,7 +73,7 @@ pub struct UndoView {
 }
 
 /// Draw-offer bookkeeping as shown (§8.1 `draw`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DrawView {
     /// Who has an offer waiting.
@@ -85,7 +85,7 @@ pub struct DrawView {
 
 /// The view of a 바둑 game (§8.1 `BadukState` less `rng`, `positionHistory` and
 /// `situationCounts`, §8.3), plus the additions documented on their fields.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BadukView {
     /// The options in force.

@@ -82,6 +82,46 @@ pub fn client_hash(room_id: &str, addr: &[u8]) -> u64 {
     super::digest64(&[b"client", room_id.as_bytes(), addr]).max(1)
 }
 
+/// One schema per lobby `type`, exactly the fields [`WireLobby`] accepts for it (schema only).
+#[derive(schemars::JsonSchema)]
+#[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
+#[allow(dead_code)]
+enum LobbyActionSchema {
+    /// Host: replace the options (the game's options; missing keys take their defaults).
+    SetOptions {
+        /// The new options.
+        options: serde_json::Map<String, Value>,
+    },
+    /// Host: move a player to another seat.
+    #[serde(rename_all = "camelCase")]
+    MoveSeat {
+        /// Who moves.
+        player_id: PlayerId,
+        /// Target seat, `0..players`.
+        seat: usize,
+    },
+    /// Host: start the game.
+    Start {},
+    /// Anyone seated: leave the room.
+    Leave {},
+    /// Host: remove a player from the lobby.
+    #[serde(rename_all = "camelCase")]
+    Kick {
+        /// Who is removed.
+        player_id: PlayerId,
+    },
+}
+
+impl<O> schemars::JsonSchema for LobbyAction<O> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "LobbyAction".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        LobbyActionSchema::json_schema(generator)
+    }
+}
+
 const LOBBY_TYPES: [&str; 5] = ["setOptions", "moveSeat", "start", "leave", "kick"];
 
 /// One action sent to `POST /rooms/{id}/actions`: a lobby action or one of the game's.
@@ -170,7 +210,7 @@ impl Pick for Baduk {
 }
 
 /// Something that happened in the lobby, tagged by `type`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(
     tag = "type",
     rename_all = "camelCase",
@@ -206,7 +246,7 @@ pub enum LobbyEvent {
 }
 
 /// An event of a room action: the lobby's or the game's.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 #[serde(untagged, bound = "")]
 pub enum RoomEvent<G: Game> {
     /// A lobby event.

@@ -13,7 +13,7 @@ use crate::game::{Actor, Game, Lineup, Millis, OptionsError, PlayerId, RuleError
 #[derive(Debug)]
 struct Tally;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields, rename_all = "camelCase")]
 struct TallyOptions {
     target: u32,
@@ -30,12 +30,12 @@ impl Default for TallyOptions {
 }
 
 /// The winner, as a struct: a room view flattens the game's result into `result`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 struct TallyOutcome {
     winner: PlayerId,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 struct TallyState {
     players: Vec<PlayerId>,
     turn: usize,
@@ -46,7 +46,7 @@ struct TallyState {
     timeouts: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", deny_unknown_fields)]
 enum TallyAction {
     #[serde(rename = "add")]

@@ -7,7 +7,7 @@ use crate::game::{Game, Millis, PlayerId};
 use crate::rng::Reveal;
 
 /// Where a room is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Status {
     /// Filling seats; options can change.
@@ -19,7 +19,7 @@ pub enum Status {
 }
 
 /// One seated player as everyone sees them (no token hash, ever).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PlayerView {
     /// Room-scoped id.
@@ -40,7 +40,7 @@ pub struct PlayerView {
 
 /// The `room` object of the API: the same shape for every game; `state` and `result` are the
 /// game's own view and result.
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", bound = "")]
 pub struct RoomView<'a, G: Game> {
     /// Room id.
@@ -67,8 +67,10 @@ pub struct RoomView<'a, G: Game> {
     /// SHA-256 of the room's generator seed and salt (hex), the same from creation to the end:
     /// the result of the finished game reveals both (`result.rngReveal`, `docs/audit.md`).
     pub rng_commitment: String,
-    /// How many ms to wait before reading the room again ([`Room::poll_after`]): soon while a
-    /// change may come any moment, rarely while none will. `Retry-After` says the same.
+    /// How many ms to wait before reading the room again (`Room::poll_after`): soon while a
+    /// change may come any moment, rarely while none will, never past the next deadline.
+    /// `Retry-After` says the same in whole seconds.
+    #[schemars(range(min = 250))]
     pub poll_after_ms: Millis,
     /// The game's view for this viewer (`null` in the lobby).
     pub state: Option<G::View>,
@@ -78,7 +80,7 @@ pub struct RoomView<'a, G: Game> {
 
 /// The `result` object: the game's own result, and beside its fields `rngReveal`, the seed
 /// and salt behind `rngCommitment` (the game is over, nothing more is drawn).
-#[derive(Serialize)]
+#[derive(Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", bound = "")]
 pub struct ResultView<G: Game> {
     /// The game's result (spec §8.6), its fields inline.

@@ -48,6 +48,49 @@ pub enum Action {
     TakeControl,
 }
 
+/// One schema per `type`, exactly the fields [`WireAction`] accepts for it (schema only).
+#[derive(schemars::JsonSchema)]
+#[serde(tag = "type", deny_unknown_fields)]
+#[allow(dead_code)]
+enum ActionSchema {
+    /// Throw the sticks.
+    #[serde(rename = "THROW")]
+    Throw {},
+    /// Use pending result `throwIndex` on the piece(s) at `from` (`"home"`: the lowest-numbered
+    /// waiting piece, ruling Y6).
+    #[serde(rename = "MOVE", rename_all = "camelCase")]
+    Move {
+        /// Index into `pending`.
+        throw_index: usize,
+        /// Where the piece or stack to move stands.
+        from: Position,
+    },
+    /// Give up (ruling Y10).
+    #[serde(rename = "CONCEDE")]
+    Concede {},
+    /// Team games: suggest a move to the teammate on turn (shown to the team only).
+    #[serde(rename = "RECOMMEND", rename_all = "camelCase")]
+    Recommend {
+        /// Index into `pending`.
+        throw_index: usize,
+        /// Where the piece or stack to move stands.
+        from: Position,
+    },
+    /// Take the seat back from auto play.
+    #[serde(rename = "TAKE_CONTROL")]
+    TakeControl {},
+}
+
+impl schemars::JsonSchema for Action {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "YutAction".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        ActionSchema::json_schema(generator)
+    }
+}
+
 /// The JSON form read field by field. serde's internally tagged enums ignore unknown fields of
 /// unit variants (`{"type":"THROW","power":9}` would pass), so actions are read through this
 /// flat struct, which refuses unknown keys and checks each type's fields.

@@ -104,6 +104,21 @@ impl fmt::Display for Node {
     }
 }
 
+impl schemars::JsonSchema for Node {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Node".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A spot of the board, 0–28 (yut.md §5.2).",
+            "type": "integer",
+            "minimum": 0,
+            "maximum": Node::COUNT - 1
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for Node {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let n = u8::deserialize(d)?;
@@ -179,6 +194,22 @@ impl fmt::Display for Position {
             Position::Board(n) => n.fmt(f),
             Position::Goal => f.write_str("goal"),
         }
+    }
+}
+
+impl schemars::JsonSchema for Position {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Position".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "Where a piece is: a spot 0–28, `home` (waiting) or `goal` (finished).",
+            "oneOf": [
+                {"type": "integer", "minimum": 0, "maximum": Node::COUNT - 1},
+                {"enum": ["home", "goal"]}
+            ]
+        })
     }
 }
 

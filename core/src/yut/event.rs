@@ -9,12 +9,13 @@ use crate::game::PlayerId;
 
 /// One thing that happened. JSON objects tagged by `type` with the spec's names and camelCase
 /// fields, e.g. `{"type":"thrown","player":"p1","sticks":[true,false,true,true],"result":"geol"}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(
     tag = "type",
     rename_all = "camelCase",
     rename_all_fields = "camelCase"
 )]
+#[schemars(rename = "YutEvent")]
 pub enum Event {
     /// The sticks landed.
     Thrown {

@@ -70,7 +70,7 @@ pub const AWAY_AFTER_TIMEOUTS: u8 = 3;
 pub const DISCONNECT_GRACE: Millis = 5_000;
 
 /// The 윷놀이 engine: a marker implementing [`Game`]; all data lives in [`State`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, schemars::JsonSchema)]
 pub struct Yut;
 
 impl Game for Yut {

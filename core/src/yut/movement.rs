@@ -14,7 +14,7 @@ use super::throw::Throw;
 
 /// A move the player to move may make (the view's `legalMoves`, ruling Y13):
 /// `{throwIndex, from, to, captures, finishes}`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LegalMove {
     /// Which pending result it uses.

@@ -7,7 +7,9 @@ use super::throw::Throw;
 use crate::game::OptionsError;
 
 /// 개인전 or 팀전.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum Mode {
     /// Everyone for themself: one side each (2–4 players, 2–6 under the rules page's limits).
@@ -19,7 +21,9 @@ pub enum Mode {
 }
 
 /// How likely one stick is to land flat side (배) up.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum StickModel {
     /// 0.6, close to real sticks: many 개 and 걸, few 모.
@@ -40,7 +44,9 @@ impl StickModel {
 }
 
 /// What 빽도 does to a piece on 도 (spot 1), which has nowhere behind it on the board.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum BackdoFromDo {
     /// The piece goes to 참먹이 and counts as having lapped: any forward result finishes it.
@@ -53,7 +59,9 @@ pub enum BackdoFromDo {
 }
 
 /// When a lapped piece finishes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum FinishRule {
     /// It must pass 참먹이; stopping on it leaves the piece on the board (and capturable).
@@ -64,7 +72,9 @@ pub enum FinishRule {
 }
 
 /// How the sides that did not win are ranked in an individual game.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum Ranking {
     /// The game ends with the first side home; the others are ranked by progress (§6).
@@ -77,7 +87,9 @@ pub enum Ranking {
 }
 
 /// Which set of rules the other options start from (ruling Y16).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum Ruleset {
     /// `yut.md`: every option takes its own default and may be set freely.
@@ -90,7 +102,9 @@ pub enum Ruleset {
 }
 
 /// How many people can play.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum PlayerLimits {
     /// `yut.md`: individual 2–4, teams of 2, 3 or 4 (4, 6 or 8 players).
@@ -101,7 +115,9 @@ pub enum PlayerLimits {
 }
 
 /// How the system picks a move when it plays for someone (timeout, auto play, bot).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum TimeoutPolicy {
     /// `yut.md` §8.5 with ruling Y9: capture, finish, stack, advance the hindmost, enter.
@@ -113,7 +129,9 @@ pub enum TimeoutPolicy {
 }
 
 /// How the game ends.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum EndMode {
     /// When a side has all its pieces home (with `ranking` deciding what follows).
@@ -125,7 +143,9 @@ pub enum EndMode {
 }
 
 /// What happens to the seat of a player who leaves a running game.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum OnLeave {
     /// They concede (ruling Y10).
@@ -255,6 +275,27 @@ impl Serialize for YutOptions {
     }
 }
 
+/// Two contracts: what clients send (every key optional, from the ruleset's preset; unknown keys
+/// refused) and what views show (every key, resolved).
+impl schemars::JsonSchema for YutOptions {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "YutOptions".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut schema = WireOptions::json_schema(generator);
+        if generator.contract().is_serialize() {
+            let keys: Vec<serde_json::Value> = schema
+                .get("properties")
+                .and_then(|p| p.as_object())
+                .map(|p| p.keys().map(|k| k.clone().into()).collect())
+                .unwrap_or_default();
+            schema.insert("required".into(), keys.into());
+        }
+        schema
+    }
+}
+
 impl<'de> Deserialize<'de> for YutOptions {
     /// JSON is read as clients send it (missing keys from the ruleset's preset); the compact
     /// stored form is the plain struct, every field present.
@@ -273,7 +314,7 @@ fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Optio
 }
 
 /// The options as sent: every key optional, unknown keys refused.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct WireOptions {
     ruleset: Option<Ruleset>,

@@ -11,8 +11,9 @@ use super::throw::Throw;
 use crate::game::PlayerId;
 
 /// One side's place in the ranking.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(rename = "YutStanding")]
 pub struct Standing {
     /// 1 is best; ties share a rank and skip the next ones (1, 2, 2, 4: ruling Y12). `null`
     /// for a side left unranked (`ranking: none` ranks only the winners).
@@ -28,7 +29,7 @@ pub struct Standing {
 }
 
 /// How many times each result was thrown (JSON keys `do`, …, `backdo`, `nak`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ThrowCounts {
     /// 도.
     #[serde(rename = "do")]
@@ -48,7 +49,7 @@ pub struct ThrowCounts {
 }
 
 /// The game's statistics (§8.6).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Stats {
     /// Results thrown over the whole game.
     pub throws: ThrowCounts,
@@ -57,7 +58,8 @@ pub struct Stats {
 }
 
 /// The result of a finished game (§8.6).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[schemars(rename = "YutResult")]
 pub struct Outcome {
     /// Every side, best first.
     pub ranking: Vec<Standing>,

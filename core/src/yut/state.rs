@@ -100,7 +100,9 @@ impl Side {
 }
 
 /// Who plays a seat.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum Control {
     /// The player themself.
@@ -139,8 +141,9 @@ pub struct Recommendation {
 }
 
 /// What the game waits for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(rename = "YutPhase")]
 pub enum Phase {
     /// The player to move must `THROW`.
     Throw,

@@ -10,7 +10,19 @@ use crate::rng::GameRng;
 /// A throw's result: how far it moves a piece and whether it earns another throw.
 ///
 /// JSON: `"do" | "gae" | "geol" | "yut" | "mo" | "backdo"`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Throw {
     /// 도: one flat side up (not the marked stick), 1 forward.

@@ -13,7 +13,7 @@ use crate::game::PlayerId;
 /// The move `timeoutPolicy` picks for the player to move: what a timeout, auto play or a bot
 /// would play, and what `hints: true` shows that player as `state.hint` (yut.md §9).
 /// JSON `{throwIndex, from, to}`, like a legal move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Hint {
     /// The pending result it uses.

@@ -15,8 +15,9 @@ use super::timeout::Hint;
 use crate::game::{Millis, PlayerId};
 
 /// The game as a viewer sees it (JSON, camelCase, field names of the spec's State).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(rename = "YutView")]
 pub struct View {
     /// The options in force.
     pub options: YutOptions,
@@ -74,7 +75,7 @@ pub struct View {
 }
 
 /// A teammate's recommended move, as the team on turn sees it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RecommendationView {
     /// Who recommends it.
@@ -102,7 +103,7 @@ pub const SIDE_LOOKS: [(&str, &str); 6] = [
 pub const TEAM_LOOKS: [(&str, &str); 2] = [("blue", "circle"), ("red", "triangle")];
 
 /// One side as seen.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SideView {
     /// The side id.
@@ -126,7 +127,7 @@ pub struct SideView {
 }
 
 /// Whether a piece waits, stands on the board or has finished.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum PieceStatus {
     /// 대기.
@@ -138,7 +139,7 @@ pub enum PieceStatus {
 }
 
 /// One piece as seen (the spec's `Piece`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PieceView {
     /// Its id within the side.
@@ -154,7 +155,7 @@ pub struct PieceView {
 }
 
 /// The latest throw: four sticks and their result, or 낙 with no sticks (ruling Y7).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct LastThrow {
     /// Each stick, `true` = flat side up (index 0 marked); `null` for 낙.
     pub sticks: Option<[bool; 4]>,

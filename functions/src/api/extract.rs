@@ -17,12 +17,56 @@ use crate::error::ApiError;
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
 
 /// Parses a JSON body into `T`; every failure is a 400 that says what is wrong.
+///
+/// A number with a zero fraction (`4.0`) is read as the integer it is wherever the body has
+/// one: JSON Schema's `integer` (the OpenAPI document's) allows it, so the parser does too.
 pub fn json_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
     if body.len() > MAX_BODY_BYTES {
         return Err(ApiError::TooLarge);
     }
-    serde_json::from_slice(body)
-        .map_err(|e| ApiError::Malformed(format!("JSON 본문을 읽을 수 없어요: {e}")))
+    let malformed =
+        |e: serde_json::Error| ApiError::Malformed(format!("JSON 본문을 읽을 수 없어요: {e}"));
+    let mut value: serde_json::Value = serde_json::from_slice(body).map_err(malformed)?;
+    whole_numbers_as_integers(&mut value);
+    serde_json::from_value(value).map_err(malformed)
+}
+
+/// Rewrites every number with a zero fraction (in the `u64`/`i64` range) as an integer.
+pub fn whole_numbers_as_integers(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            if let Some(f) = n.as_f64().filter(|f| f.fract() == 0.0) {
+                // Within ±2^53 every whole f64 is exact, so the conversion loses nothing.
+                const EXACT: f64 = 9_007_199_254_740_992.0;
+                if (0.0..=EXACT).contains(&f) {
+                    *value = Value::from(f as u64);
+                } else if (-EXACT..0.0).contains(&f) {
+                    *value = Value::from(f as i64);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers_as_integers),
+        Value::Object(map) => map.values_mut().for_each(whole_numbers_as_integers),
+        _ => {}
+    }
+}
+
+/// A query parameter holding a non-negative integer, also written with a zero fraction
+/// (`4235030.0`), as JSON Schema's `integer` allows.
+pub fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    use serde::Deserialize;
+    let Some(text) = Option::<String>::deserialize(d)? else {
+        return Ok(None);
+    };
+    if let Ok(n) = text.parse::<u64>() {
+        return Ok(Some(n));
+    }
+    text.parse::<f64>()
+        .ok()
+        .filter(|f| f.fract() == 0.0 && (0.0..=9_007_199_254_740_992.0).contains(f))
+        .map(|f| Some(f as u64))
+        .ok_or_else(|| serde::de::Error::custom(format!("`{text}`: 0 이상의 정수여야 해요.")))
 }
 
 /// The hash of the `Authorization: Bearer …` token, if the header is there.

@@ -8,6 +8,7 @@ mod games;
 mod openapi;
 pub mod requests;
 mod rooms;
+mod web;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -24,7 +25,8 @@ use crate::app::App;
 use crate::error::ApiError;
 use crate::limits::{self, Guard};
 pub use extract::{Client, MAX_BODY_BYTES};
-pub use openapi::OPENAPI_JSON;
+pub use openapi::openapi_document;
+pub use web::PATHS as WEB_PATHS;
 
 /// Declares the routes once: builds the router and the list of `(method, path)` pairs.
 macro_rules! routes {
@@ -48,6 +50,10 @@ routes! {
     get "/openapi.json" => openapi::document,
     get "/healthz" => rooms::healthz,
     post "/dev/clock" => rooms::dev_clock,
+    get "/" => web::index,
+    get "/r/{id}" => web::room,
+    get "/app/{file}" => web::asset,
+    get "/client/madang.js" => web::client,
 }
 
 /// The whole API over `app`'s store and clock, with the limits of `app.limits` (fresh counters

@@ -62,11 +62,12 @@ impl CreateBody {
     }
 }
 
-/// `POST /rooms/{id}/players` body.
-#[derive(Debug, Deserialize)]
+/// `POST /rooms/{id}/players` body (its schema is the OpenAPI document's `JoinRoom`).
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct JoinBody {
-    /// The joiner's display name.
+    /// The joiner's display name, 1–20 characters after trimming.
+    #[schemars(length(min = 1, max = super::openapi::MAX_NAME_CHARS))]
     pub name: String,
 }
 

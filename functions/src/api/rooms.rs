@@ -99,7 +99,9 @@ pub async fn join<S: RoomStore>(
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PollQuery {
+    #[serde(default, deserialize_with = "super::extract::whole_number")]
     since: Option<u64>,
+    #[serde(default, deserialize_with = "super::extract::whole_number")]
     wait: Option<u64>,
 }
 
@@ -118,6 +120,16 @@ pub async fn get<S: RoomStore>(
     record("room_id", id.as_str());
     let Query(query) = query.map_err(|e| ApiError::Malformed(e.body_text()))?;
     let token = bearer(&headers)?;
+    // The document allows at most 25 seconds; the parser refuses what it refuses.
+    if query
+        .wait
+        .is_some_and(|w| w > super::openapi::MAX_WAIT_SECS)
+    {
+        return Err(ApiError::Malformed(format!(
+            "wait는 0~{}초여야 해요.",
+            super::openapi::MAX_WAIT_SECS
+        )));
+    }
     let wait = Duration::from_secs(query.wait.unwrap_or(0).min(app.limits.max_wait_secs));
     let if_none_match = headers.get(header::IF_NONE_MATCH).map(|v| v.as_bytes());
     let tagged = if_none_match.and_then(version_of_tag);
@@ -211,9 +223,11 @@ pub async fn healthz<S: RoomStore>(State(_app): State<App<S>>) -> Response {
     Json(json!({ "status": "ok" })).into_response()
 }
 
-#[derive(Deserialize)]
+/// `POST /dev/clock` body (its schema is the OpenAPI document's `DevClock`).
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct ClockRequest {
+pub(super) struct ClockRequest {
+    /// How far to move the server clock, in milliseconds.
     advance_ms: u64,
 }
 

@@ -1,0 +1,154 @@
+// Types of `madang.js`. The API's shapes come from `openapi.d.ts`, generated from
+// `functions/openapi.json` by `npm run gen` (never edit that file by hand).
+
+import type { components } from './openapi.js';
+
+type Schemas = components['schemas'];
+
+/** A room as the server shows it to one caller (`GET /rooms/{id}`). */
+export type Room = Schemas['Room'];
+/** The answer of creating or joining a room: the seat's id and token (shown once). */
+export type Seated = Schemas['Seated'];
+/** `POST /rooms` body. */
+export type CreateRoom = Schemas['CreateRoom'];
+/** An action (lobby or game), `{type, …}`. */
+export type Action = Schemas['Action'];
+/** A game's option schema (`GET /games/{kind}`). */
+export type GameSchema = Schemas['GameSchema'];
+/** An RFC 9457 problem with the stable `code`. */
+export type Problem = Schemas['Problem'];
+/** The answer of an action, with what the client learnt from the headers. */
+export type Acted = Schemas['Acted'] & {
+  /** The server replayed the first answer to this Idempotency-Key (`Idempotent-Replayed`). */
+  replayed: boolean;
+  /** The Idempotency-Key the action was sent with. */
+  idempotencyKey: string;
+};
+
+/** The longest a long-poll may hold on the server (seconds). */
+export declare const MAX_WAIT_SECONDS: 25;
+
+/** A failed request: the server's problem, or `status` 0 / `NETWORK_ERROR` for the network. */
+export declare class MadangError extends Error {
+  constructor(
+    problem: Partial<Problem> & { status: number; code: string },
+    extra?: { cause?: unknown },
+  );
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  /** Stable machine code, e.g. `NOT_YOUR_TURN`, `VERSION_CONFLICT`, `NETWORK_ERROR`. */
+  readonly code: string;
+  /** The Korean message for players. */
+  readonly detail: string;
+  /** `INVALID_OPTIONS`: the offending option. */
+  readonly field?: string;
+  /** `VERSION_CONFLICT`: the room as it is now. */
+  readonly room?: Room;
+  readonly problem: Problem;
+  /** Whether the same request may succeed later (network failure, 429, 502–504). */
+  readonly retryable: boolean;
+}
+
+/** A fresh Idempotency-Key (128 random bits, hex). */
+export declare function newIdempotencyKey(): string;
+/** Milliseconds a `Retry-After` value asks to wait, or null when there is none. */
+export declare function retryAfterMs(value: string | null | undefined, now?: number): number | null;
+
+export interface ClientOptions {
+  /** The server's origin (default: the page's origin in a browser). */
+  baseUrl?: string;
+  fetch?: typeof fetch;
+  /** Retries of a retryable failure (default 4). */
+  retries?: number;
+  /** First backoff delay in ms (default 200; doubles each retry). */
+  backoffMs?: number;
+  /** Longest backoff delay in ms (default 8000). */
+  maxBackoffMs?: number;
+  /** Time allowed to a request beyond its long-poll wait, ms (default 15000). */
+  timeoutMs?: number;
+}
+
+export interface GetRoomOptions {
+  token?: string | null;
+  /** Long-poll: answer once the version passes this (null when nothing changed). */
+  since?: number;
+  /** Seconds to hold the long-poll (≤ 25). */
+  wait?: number;
+  signal?: AbortSignal;
+}
+
+export interface ActOptions {
+  /** Refuse with 409 VERSION_CONFLICT (and the current room) unless the room is at this version. */
+  expectedVersion?: number;
+  /** Reuse a key to retry an action whose answer was lost (default: a fresh key per call). */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+export interface WatchOptions {
+  token?: string | null;
+  /** The version already known (or a function giving it each time round). */
+  since?: number | (() => number | undefined);
+  wait?: number;
+  onRoom?: (room: Room) => void;
+  onError?: (error: unknown) => void;
+  signal?: AbortSignal;
+}
+
+export interface Watch {
+  stop(): void;
+  /** Settles when the loop has stopped. */
+  done: Promise<void>;
+}
+
+export declare class MadangClient {
+  constructor(options?: ClientOptions);
+  readonly baseUrl: string;
+  backoff(attempt: number): number;
+  request(
+    method: string,
+    path: string,
+    options?: {
+      body?: unknown;
+      token?: string | null;
+      headers?: Record<string, string>;
+      signal?: AbortSignal;
+      replayable?: boolean;
+      waitSec?: number;
+    },
+  ): Promise<Response>;
+  games(kind: 'yut' | 'baduk' | string, options?: { signal?: AbortSignal }): Promise<GameSchema>;
+  createRoom(body: CreateRoom, options?: { signal?: AbortSignal }): Promise<Seated>;
+  joinRoom(roomId: string, name: string, options?: { signal?: AbortSignal }): Promise<Seated>;
+  getRoom(roomId: string, options?: GetRoomOptions): Promise<Room | null>;
+  act(roomId: string, token: string | null, action: Action, options?: ActOptions): Promise<Acted>;
+  sgf(roomId: string, options?: { signal?: AbortSignal }): Promise<string>;
+  watch(roomId: string, options?: WatchOptions): Watch;
+  /** From a `Seated` answer, or `{roomId}` alone for a spectator. */
+  session(seat: {
+    roomId?: string;
+    token?: string | null;
+    playerId?: string | null;
+    room?: Room | null;
+  }): RoomSession;
+}
+
+export declare class RoomSession {
+  readonly client: MadangClient;
+  readonly roomId: string;
+  token: string | null;
+  playerId: string | null;
+  /** The newest room seen. */
+  room: Room | null;
+  readonly listeners: Set<(room: Room) => void>;
+  /** Keeps `room` if newer than the one held (or as new, with `replace`) and tells the listeners. */
+  accept(room: Room | null | undefined, options?: { replace?: boolean }): boolean;
+  refresh(options?: { signal?: AbortSignal }): Promise<Room | null>;
+  /** `pin: true` sends the held version as expectedVersion. */
+  act(action: Action, options?: ActOptions & { pin?: boolean }): Promise<Acted>;
+  watch(
+    listener?: (room: Room) => void,
+    options?: { onError?: (error: unknown) => void; signal?: AbortSignal },
+  ): Watch;
+}

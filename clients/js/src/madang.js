@@ -1,0 +1,411 @@
+// Madang (마당) client: what every client of the HTTP API would otherwise write by hand.
+//
+// Plain modern JavaScript (an ES module with no imports), so a browser can load it as it is —
+// the server serves this very file at `GET /client/madang.js` — and TypeScript apps get the
+// types of `madang.d.ts` beside it (generated API types in `openapi.d.ts`).
+//
+// It knows rooms only generically (version, room, events): nothing here reads a game's view,
+// so the views can change without touching the library.
+
+/** Statuses that mean "nothing happened, try again later" (RFC 9110 §15.6.4, RFC 6585 §4). */
+const RETRYABLE = new Set([429, 502, 503, 504]);
+
+/** The longest a long-poll may hold on the server (seconds); API Gateway stops at 30. */
+export const MAX_WAIT_SECONDS = 25;
+
+/**
+ * A failed request: the server's RFC 9457 problem (`type`, `title`, `status`, `code`, `detail`),
+ * or a network failure (`status` 0, `code` `NETWORK_ERROR`). A `VERSION_CONFLICT` carries the
+ * current `room`; an `INVALID_OPTIONS` names its `field`.
+ */
+export class MadangError extends Error {
+  /**
+   * @param {{type?: string, title?: string, status: number, code: string, detail?: string,
+   *   field?: string, room?: object}} problem
+   * @param {{cause?: unknown}} [extra]
+   */
+  constructor(problem, extra = {}) {
+    super(problem.detail || problem.title || problem.code, { cause: extra.cause });
+    this.name = 'MadangError';
+    this.type = problem.type ?? 'about:blank';
+    this.title = problem.title ?? '';
+    this.status = problem.status;
+    this.code = problem.code;
+    this.detail = problem.detail ?? '';
+    this.field = problem.field;
+    this.room = problem.room;
+    this.problem = problem;
+  }
+
+  /** Whether trying the same request again later may succeed. */
+  get retryable() {
+    return this.status === 0 || RETRYABLE.has(this.status);
+  }
+}
+
+/** A fresh `Idempotency-Key`: 128 random bits in hex (works outside secure contexts too). */
+export function newIdempotencyKey() {
+  const bytes = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Milliseconds to wait as a `Retry-After` header says (seconds or an HTTP date), or null. */
+export function retryAfterMs(value, now = Date.now()) {
+  if (value == null || value === '') return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+function abortError(signal) {
+  return signal.reason instanceof Error
+    ? signal.reason
+    : new DOMException('The operation was aborted.', 'AbortError');
+}
+
+/** Resolves after `ms`, or rejects as soon as `signal` aborts. */
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError(signal));
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    function onAbort() {
+      clearTimeout(timer);
+      reject(abortError(signal));
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** A signal that aborts when `outer` does or after `ms` (a hung connection must not hang us). */
+function withTimeout(outer, ms) {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException('The request timed out.', 'TimeoutError')),
+    ms,
+  );
+  const onAbort = () => controller.abort(abortError(outer));
+  if (outer?.aborted) onAbort();
+  else outer?.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    done() {
+      clearTimeout(timer);
+      outer?.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+async function problemOf(response) {
+  let body = null;
+  try {
+    body = await response.json();
+  } catch {
+    // Not JSON (a proxy's error page): the status alone still says what happened.
+  }
+  if (body && typeof body === 'object' && typeof body.code === 'string') {
+    return new MadangError({ ...body, status: body.status ?? response.status });
+  }
+  return new MadangError({
+    status: response.status,
+    code: `HTTP_${response.status}`,
+    title: response.statusText,
+    detail: `서버가 ${response.status} 상태로 답했어요.`,
+  });
+}
+
+/** The HTTP API of one Madang server. */
+export class MadangClient {
+  /**
+   * @param {object} [options]
+   * @param {string} [options.baseUrl] the server's origin, e.g. `http://127.0.0.1:8080` (default:
+   *   the page's own origin in a browser)
+   * @param {typeof fetch} [options.fetch] the fetch to use (default: the global one)
+   * @param {number} [options.retries] retries of a retryable failure (default 4)
+   * @param {number} [options.backoffMs] first backoff delay (default 200 ms; doubles each time)
+   * @param {number} [options.maxBackoffMs] longest backoff delay (default 8 s)
+   * @param {number} [options.timeoutMs] time allowed to a request beyond its long-poll wait
+   *   (default 15 s)
+   */
+  constructor(options = {}) {
+    const base = options.baseUrl ?? globalThis.location?.origin ?? '';
+    this.baseUrl = base.replace(/\/+$/, '');
+    this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.retries = options.retries ?? 4;
+    this.backoffMs = options.backoffMs ?? 200;
+    this.maxBackoffMs = options.maxBackoffMs ?? 8000;
+    this.timeoutMs = options.timeoutMs ?? 15000;
+  }
+
+  /** The delay before retry number `attempt` (0-based): exponential with full jitter. */
+  backoff(attempt) {
+    const ceiling = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** attempt);
+    return ceiling / 2 + Math.random() * (ceiling / 2);
+  }
+
+  /**
+   * One request with the retries every client needs: 429/502/503/504 are retried after
+   * `Retry-After` (or the backoff); a network failure is retried only when `replayable` (a GET,
+   * or an action carrying an Idempotency-Key, which the server answers once).
+   */
+  async request(method, path, { body, token, headers = {}, signal, replayable, waitSec = 0 } = {}) {
+    const allHeaders = { accept: 'application/json, application/problem+json', ...headers };
+    if (body !== undefined) allHeaders['content-type'] = 'application/json';
+    if (token) allHeaders.authorization = `Bearer ${token}`;
+    const init = {
+      method,
+      headers: allHeaders,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    };
+    for (let attempt = 0; ; attempt++) {
+      if (signal?.aborted) throw abortError(signal);
+      const limit = withTimeout(signal, this.timeoutMs + waitSec * 1000);
+      let response;
+      try {
+        response = await this.fetch(this.baseUrl + path, { ...init, signal: limit.signal });
+      } catch (cause) {
+        limit.done();
+        if (signal?.aborted) throw abortError(signal);
+        if (replayable && attempt < this.retries) {
+          await sleep(this.backoff(attempt), signal);
+          continue;
+        }
+        throw new MadangError(
+          {
+            status: 0,
+            code: 'NETWORK_ERROR',
+            title: 'Network error',
+            detail: '서버에 연결할 수 없어요. 네트워크를 확인해 주세요.',
+          },
+          { cause },
+        );
+      }
+      limit.done();
+      if (RETRYABLE.has(response.status) && attempt < this.retries) {
+        const after = retryAfterMs(response.headers.get('retry-after'));
+        await response.body?.cancel().catch(() => {});
+        await sleep(Math.min(this.maxBackoffMs, after ?? this.backoff(attempt)), signal);
+        continue;
+      }
+      return response;
+    }
+  }
+
+  async #json(method, path, options) {
+    const response = await this.request(method, path, options);
+    if (!response.ok) throw await problemOf(response);
+    return response.json();
+  }
+
+  /** `GET /games/{kind}`: the option schema of a game (options, constraints, presets). */
+  games(kind, { signal } = {}) {
+    return this.#json('GET', `/games/${encodeURIComponent(kind)}`, { signal, replayable: true });
+  }
+
+  /** `POST /rooms`: creates a room; the creator is its host. Keep the `token`: it is shown once. */
+  createRoom(body, { signal } = {}) {
+    return this.#json('POST', '/rooms', { body, signal });
+  }
+
+  /** `POST /rooms/{id}/players`: takes a lobby seat. */
+  joinRoom(roomId, name, { signal } = {}) {
+    return this.#json('POST', `/rooms/${encodeURIComponent(roomId)}/players`, {
+      body: { name },
+      signal,
+    });
+  }
+
+  /**
+   * `GET /rooms/{id}`. With `since`, a long-poll: the answer comes when the version passes
+   * `since` (or after `wait` seconds), and `null` means nothing changed (304, also the answer to
+   * the ETag sent as `If-None-Match`).
+   */
+  async getRoom(roomId, { token, since, wait, signal } = {}) {
+    const query = new URLSearchParams();
+    const headers = {};
+    if (since != null) {
+      query.set('since', String(since));
+      headers['if-none-match'] = `"${since}"`;
+      if (wait) query.set('wait', String(Math.min(wait, MAX_WAIT_SECONDS)));
+    }
+    const qs = query.size ? `?${query}` : '';
+    const response = await this.request('GET', `/rooms/${encodeURIComponent(roomId)}${qs}`, {
+      token,
+      headers,
+      signal,
+      replayable: true,
+      waitSec: since != null ? (wait ?? 0) : 0,
+    });
+    if (response.status === 304) return null;
+    if (!response.ok) throw await problemOf(response);
+    return response.json();
+  }
+
+  /**
+   * `POST /rooms/{id}/actions`. Every action carries an `Idempotency-Key` (a fresh one unless
+   * given), reused on each retry, so an answer lost on the way back is replayed by the server
+   * instead of acting twice (`replayed: true` then). With `expectedVersion` a stale version is
+   * refused: the `MadangError` has code `VERSION_CONFLICT` and the current `room`.
+   */
+  async act(roomId, token, action, { expectedVersion, idempotencyKey, signal } = {}) {
+    const key = idempotencyKey ?? newIdempotencyKey();
+    const body = expectedVersion == null ? { action } : { expectedVersion, action };
+    const response = await this.request('POST', `/rooms/${encodeURIComponent(roomId)}/actions`, {
+      body,
+      token,
+      headers: { 'idempotency-key': key },
+      signal,
+      replayable: true,
+    });
+    if (!response.ok) throw await problemOf(response);
+    const acted = await response.json();
+    acted.replayed = response.headers.get('idempotent-replayed') === 'true';
+    acted.idempotencyKey = key;
+    return acted;
+  }
+
+  /** `GET /rooms/{id}/sgf`: a 바둑 game record. */
+  async sgf(roomId, { signal } = {}) {
+    const response = await this.request('GET', `/rooms/${encodeURIComponent(roomId)}/sgf`, {
+      signal,
+      replayable: true,
+    });
+    if (!response.ok) throw await problemOf(response);
+    return response.text();
+  }
+
+  /**
+   * Long-polls a room until stopped: `onRoom(room)` gets every new version. Failures back off
+   * (exponentially, up to `maxBackoffMs`) and go to `onError`; a room that is gone (404) or a
+   * refused token (401/403) stops the loop. Returns `{stop, done}`.
+   */
+  watch(roomId, { token, since, wait = MAX_WAIT_SECONDS, onRoom, onError, signal } = {}) {
+    const controller = new AbortController();
+    if (signal) {
+      if (signal.aborted) controller.abort();
+      else signal.addEventListener('abort', () => controller.abort(), { once: true });
+    }
+    // `since` may be a function: the caller may have learnt newer versions from its own actions.
+    const held = typeof since === 'function' ? since : () => undefined;
+    let version = typeof since === 'function' ? undefined : since;
+    const done = (async () => {
+      let failures = 0;
+      while (!controller.signal.aborted) {
+        const known = held();
+        if (known != null && (version == null || known > version)) version = known;
+        try {
+          const room = await this.getRoom(roomId, {
+            token,
+            since: version,
+            wait,
+            signal: controller.signal,
+          });
+          failures = 0;
+          // Stopped while the answer was on its way: it is not for this caller any more.
+          if (controller.signal.aborted) break;
+          if (room) {
+            const advanced = version == null || room.version > version;
+            version = room.version;
+            onRoom?.(room);
+            // A 200 without a newer version (a timeout came due but had not fired yet) must not
+            // turn into a busy loop.
+            if (!advanced) await sleep(this.backoffMs, controller.signal);
+          }
+        } catch (error) {
+          if (controller.signal.aborted) break;
+          onError?.(error);
+          if (error instanceof MadangError && [401, 403, 404].includes(error.status)) break;
+          await sleep(this.backoff(failures++), controller.signal).catch(() => {});
+        }
+      }
+    })();
+    return { stop: () => controller.abort(), done };
+  }
+
+  /** A handle on one room for one seat (or a spectator, without a token). */
+  session({ roomId, token = null, playerId = null, room = null }) {
+    const id = roomId ?? room?.roomId;
+    if (!id) throw new TypeError('session needs a roomId or a room');
+    return new RoomSession(this, id, token, playerId, room);
+  }
+}
+
+/**
+ * One room seen by one caller: keeps the newest room it has seen (from answers, long-polls and
+ * 409s), so `act(…, {pin: true})` can pin the version the player acted on.
+ */
+export class RoomSession {
+  constructor(client, roomId, token, playerId, room) {
+    this.client = client;
+    this.roomId = roomId;
+    this.token = token;
+    this.playerId = playerId;
+    this.room = room;
+    /** @type {Set<(room: object) => void>} */
+    this.listeners = new Set();
+  }
+
+  /**
+   * Keeps `room` if it is newer than the one held (or as new, with `replace`: a fresh read may
+   * see the same version through other eyes, e.g. just after joining), and tells the listeners.
+   */
+  accept(room, { replace = false } = {}) {
+    if (!room) return false;
+    if (this.room && (replace ? room.version < this.room.version : room.version <= this.room.version)) {
+      return false;
+    }
+    this.room = room;
+    for (const listener of this.listeners) listener(room);
+    return true;
+  }
+
+  /** Reads the room now. */
+  async refresh({ signal } = {}) {
+    const room = await this.client.getRoom(this.roomId, { token: this.token, signal });
+    this.accept(room, { replace: true });
+    return room;
+  }
+
+  /**
+   * Sends an action. `pin: true` sends the held version as `expectedVersion`; on a conflict the
+   * current room from the 409 is kept (and told) before the error is thrown.
+   */
+  async act(action, { pin = false, expectedVersion, idempotencyKey, signal } = {}) {
+    const expected = expectedVersion ?? (pin ? this.room?.version : undefined);
+    try {
+      const acted = await this.client.act(this.roomId, this.token, action, {
+        expectedVersion: expected,
+        idempotencyKey,
+        signal,
+      });
+      this.accept(acted.room);
+      return acted;
+    } catch (error) {
+      if (error instanceof MadangError && error.room) this.accept(error.room);
+      throw error;
+    }
+  }
+
+  /** Long-polls from the held version; `listener` gets every newer room. Returns `{stop, done}`. */
+  watch(listener, { onError, signal } = {}) {
+    if (listener) this.listeners.add(listener);
+    const handle = this.client.watch(this.roomId, {
+      token: this.token,
+      since: () => this.room?.version,
+      onRoom: (room) => this.accept(room),
+      onError,
+      signal,
+    });
+    return {
+      stop: () => {
+        if (listener) this.listeners.delete(listener);
+        handle.stop();
+      },
+      done: handle.done,
+    };
+  }
+}

@@ -1,0 +1,248 @@
+// The client library against the real local server (the `madang` binary on a free port).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { MadangClient, MadangError, retryAfterMs } from '../src/madang.js';
+import { startServer } from './server.js';
+
+let server;
+let client;
+before(async () => {
+  server = await startServer();
+  client = new MadangClient({ baseUrl: server.base });
+});
+after(() => server?.stop());
+
+/** A room with `names.length` seats (the first is the host), as sessions, started or not. */
+async function seated(game, options, names, { seed, start = true } = {}) {
+  const host = await client.createRoom({ game, name: names[0], options, seed });
+  const seats = [client.session(host)];
+  for (const name of names.slice(1)) {
+    seats.push(client.session({ ...(await client.joinRoom(host.roomId, name)), roomId: host.roomId }));
+  }
+  if (start) await seats[0].act({ type: 'start' });
+  return seats;
+}
+
+describe('whole games', () => {
+  test('a 4-player team 윷놀이 game with a seed, to the end', async () => {
+    const seats = await seated('yut', { mode: 'team', turnSeconds: null }, ['청1', '홍1', '청2', '홍2'], {
+      seed: 12,
+    });
+    const byId = new Map(seats.map((s) => [s.playerId, s]));
+    let room = await client.getRoom(seats[0].roomId);
+    let actions = 0;
+    while (room.status !== 'finished') {
+      assert.ok(actions++ < 5000, 'the game ends');
+      const state = room.state;
+      const mover = byId.get(state.turnOrder[state.turnIndex]);
+      // The mover's own view lists the legal moves.
+      const mine = await mover.refresh();
+      const action =
+        mine.state.phase === 'throw'
+          ? { type: 'THROW' }
+          : { type: 'MOVE', throwIndex: mine.state.legalMoves[0].throwIndex, from: mine.state.legalMoves[0].from };
+      const acted = await mover.act(action);
+      assert.equal(acted.version, mine.version + 1, 'one action, one version');
+      assert.ok(Array.isArray(acted.events) && acted.events.length > 0);
+      room = acted.room;
+    }
+    const winners = room.result.winners;
+    assert.equal(winners.length, 2, 'the whole winning team wins');
+    const teams = new Set(room.players.filter((p) => winners.includes(p.id)).map((p) => p.team));
+    assert.equal(teams.size, 1, 'the winners are teammates');
+  });
+
+  test('a 9×9 바둑 game through scoring and agreement, and its SGF', async () => {
+    const [black, white] = await seated('baduk', { boardSize: 9, colorAssignment: 'hostBlack' }, ['흑돌', '백돌']);
+    const place = (s, x, y) => s.act({ type: 'place', x, y });
+    for (let y = 0; y < 9; y++) {
+      await place(black, 4, y);
+      await place(white, 5, y);
+    }
+    await black.act({ type: 'pass' });
+    await place(white, 1, 4); // an invader in black's area, dead
+    await black.act({ type: 'pass' });
+    const passed = await white.act({ type: 'pass' });
+    assert.equal(passed.room.state.phase, 'scoring');
+    await white.act({ type: 'agreeScore' });
+    const end = await black.act({ type: 'agreeScore' });
+    assert.equal(end.room.status, 'finished');
+    assert.equal(end.room.result.winner, 'black');
+    assert.equal(end.room.result.reason, 'score');
+    assert.equal(end.room.result.summaryKo, '흑 3집 반 승');
+    const sgf = await client.sgf(black.roomId);
+    assert.match(sgf, /SZ\[9\]/);
+    assert.match(sgf, /RE\[B\+3\.5\]/);
+  });
+});
+
+describe('long-polling', () => {
+  test('a watcher wakes when another player acts, and 304 reads as null', async () => {
+    const [host, guest] = await seated('baduk', { boardSize: 9, colorAssignment: 'hostBlack' }, ['가', '나']);
+    const v = (await host.refresh()).version;
+    assert.equal(await client.getRoom(host.roomId, { token: host.token, since: v, wait: 1 }), null);
+
+    const seen = [];
+    const woke = new Promise((resolve) => {
+      const watch = guest.watch((room) => {
+        seen.push(room.version);
+        if (room.version > v) {
+          watch.stop();
+          resolve(room);
+        }
+      });
+    });
+    // Let the watcher's long-poll reach the server before acting.
+    await new Promise((r) => setTimeout(r, 100));
+    const acted = await host.act({ type: 'place', x: 2, y: 2 });
+    const room = await woke;
+    assert.equal(room.version, acted.version);
+    assert.equal(room.state.board[2 * 9 + 2], 1, 'the watcher sees the black stone');
+    assert.equal(guest.room.version, acted.version, 'the session keeps the newest room');
+  });
+
+  test('watch stops by itself on a room that does not exist', async () => {
+    const errors = [];
+    const watch = client.watch('no-such-room', { onError: (e) => errors.push(e) });
+    await watch.done;
+    assert.equal(errors.length, 1);
+    assert.ok(errors[0] instanceof MadangError);
+    assert.equal(errors[0].status, 404);
+  });
+});
+
+describe('retries', () => {
+  test('an answer lost on the way back is replayed for the same Idempotency-Key', async () => {
+    const [black] = await seated('baduk', { boardSize: 9, colorAssignment: 'hostBlack' }, ['흑', '백']);
+    const before = (await black.refresh()).version;
+    // A fetch whose first action reaches the server but whose answer never comes back.
+    let lost = 0;
+    const lossy = async (url, init) => {
+      const response = await fetch(url, init);
+      if (init.method === 'POST' && lost++ === 0) {
+        await response.body?.cancel();
+        throw new TypeError('fetch failed (answer lost)');
+      }
+      return response;
+    };
+    const flaky = new MadangClient({ baseUrl: server.base, fetch: lossy, backoffMs: 10 });
+    const acted = await flaky.act(black.roomId, black.token, { type: 'place', x: 3, y: 3 });
+    assert.equal(lost, 2, 'sent twice');
+    assert.equal(acted.replayed, true, 'the second answer is the replay of the first');
+    assert.equal(acted.version, before + 1);
+    assert.equal((await black.refresh()).version, before + 1, 'the stone was placed once');
+
+    // By hand: the caller gives up (no retries) and later retries with the same key.
+    lost = 0;
+    const once = new MadangClient({ baseUrl: server.base, fetch: lossy, retries: 0 });
+    const [b2] = await seated('baduk', { boardSize: 9, colorAssignment: 'hostBlack' }, ['흑', '백']);
+    const key = 'retry-by-hand-1';
+    await assert.rejects(
+      once.act(b2.roomId, b2.token, { type: 'place', x: 4, y: 4 }, { idempotencyKey: key }),
+      (e) => e instanceof MadangError && e.code === 'NETWORK_ERROR' && e.status === 0,
+    );
+    const again = await client.act(b2.roomId, b2.token, { type: 'place', x: 4, y: 4 }, { idempotencyKey: key });
+    assert.equal(again.replayed, true);
+    assert.equal(again.room.state.board[4 * 9 + 4], 1);
+  });
+
+  test('503 and 429 are retried after Retry-After', async () => {
+    // A fault-injecting proxy in front of the real server: the first two requests are refused
+    // (503 then 429, each with Retry-After), the rest pass through.
+    let refused = 0;
+    const proxy = createServer(async (req, res) => {
+      if (refused < 2) {
+        const status = refused++ === 0 ? 503 : 429;
+        req.resume();
+        res.writeHead(status, { 'content-type': 'application/problem+json', 'retry-after': '0.3' });
+        res.end(JSON.stringify({ type: 'about:blank', title: 'busy', status, code: 'UNAVAILABLE', detail: '잠시 후에 다시 해 주세요.' }));
+        return;
+      }
+      const chunks = [];
+      for await (const c of req) chunks.push(c);
+      const body = chunks.length ? Buffer.concat(chunks) : undefined;
+      const headers = { ...req.headers };
+      delete headers.host;
+      delete headers['content-length'];
+      const upstream = await fetch(server.base + req.url, { method: req.method, headers, body });
+      res.writeHead(upstream.status, Object.fromEntries(upstream.headers));
+      res.end(Buffer.from(await upstream.arrayBuffer()));
+    });
+    await new Promise((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const via = new MadangClient({ baseUrl: `http://127.0.0.1:${proxy.address().port}` });
+      const started = Date.now();
+      const seat = await via.createRoom({ game: 'yut', name: '철수' });
+      assert.equal(refused, 2);
+      assert.ok(Date.now() - started >= 550, 'waited as Retry-After said, twice');
+      assert.equal(seat.room.status, 'lobby');
+    } finally {
+      proxy.close();
+    }
+  });
+
+  test('Retry-After in seconds and as an HTTP date', () => {
+    assert.equal(retryAfterMs('2'), 2000);
+    assert.equal(retryAfterMs(new Date(10_000).toUTCString(), 4_000), 6000);
+    assert.equal(retryAfterMs(null), null);
+  });
+});
+
+describe('conflicts and errors', () => {
+  test('a pinned stale version is refused with 409 and the room; the retry lands', async () => {
+    const [black, white] = await seated('baduk', { boardSize: 9, colorAssignment: 'hostBlack' }, ['흑', '백']);
+    await black.refresh();
+    await white.refresh();
+    await black.act({ type: 'place', x: 2, y: 2 }, { pin: true });
+    // White still holds the version before black's move.
+    const stale = white.room.version;
+    const err = await white.act({ type: 'place', x: 6, y: 6 }, { pin: true }).catch((e) => e);
+    assert.ok(err instanceof MadangError);
+    assert.equal(err.status, 409);
+    assert.equal(err.code, 'VERSION_CONFLICT');
+    assert.equal(err.room.version, stale + 1, 'the 409 hands the current room back');
+    assert.equal(white.room.version, stale + 1, 'and the session keeps it');
+    assert.equal(white.room.state.board[2 * 9 + 2], 1);
+    const acted = await white.act({ type: 'place', x: 6, y: 6 }, { pin: true });
+    assert.equal(acted.version, stale + 2);
+  });
+
+  test('rule errors are typed by code with the Korean detail', async () => {
+    const [black, white] = await seated('baduk', { boardSize: 9, colorAssignment: 'hostBlack' }, ['흑', '백']);
+    const err = await white.act({ type: 'place', x: 0, y: 0 }).catch((e) => e);
+    assert.ok(err instanceof MadangError);
+    assert.equal(err.status, 422);
+    assert.equal(err.code, 'NOT_YOUR_TURN');
+    assert.match(err.detail, /[가-힣]/);
+    assert.equal(err.retryable, false);
+    const missing = await client.getRoom('nope').catch((e) => e);
+    assert.equal(missing.status, 404);
+    const bad = await client.createRoom({ game: 'yut', name: '철수', options: { pieces: 9 } }).catch((e) => e);
+    assert.equal(bad.code, 'INVALID_OPTIONS');
+    assert.equal(bad.field, 'pieces');
+    void black;
+  });
+});
+
+test('the committed API types are those `npm run gen` makes from functions/openapi.json', () => {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const out = join(mkdtempSync(join(tmpdir(), 'madang-gen-')), 'openapi.d.ts');
+  execFileSync(
+    process.execPath,
+    [join(here, '../node_modules/openapi-typescript/bin/cli.js'), join(here, '../../../functions/openapi.json'),
+      '--empty-objects-unknown', '-o', out],
+    { stdio: 'pipe' },
+  );
+  assert.equal(
+    readFileSync(join(here, '../src/openapi.d.ts'), 'utf8'),
+    readFileSync(out, 'utf8'),
+    'src/openapi.d.ts is stale: run `npm run gen` in clients/js',
+  );
+});

@@ -1,0 +1,163 @@
+// The Madang web app: the lobby at `/`, a room at `/r/{roomId}` (the share link). It talks to
+// the API only through the client library the server serves at `/client/madang.js`.
+import { MadangClient, MadangError } from '/client/madang.js';
+import { h, seats, showError, syncClock, toast } from './ui.js';
+import { createForm, roomLobby, joinForm } from './lobby.js';
+import { yutScreen } from './yut.js';
+import { badukScreen } from './baduk.js';
+
+const client = new MadangClient();
+const main = document.getElementById('main');
+
+/** The room on screen: its session, its long-poll and the game screen drawing it. */
+let current = null;
+
+function leaveRoomScreen() {
+  current?.watch?.stop();
+  current?.screen?.destroy?.();
+  current = null;
+}
+
+async function route() {
+  leaveRoomScreen();
+  const m = location.pathname.match(/^\/r\/([^/]+)$/);
+  if (m) await openRoom(decodeURIComponent(m[1]));
+  else await openLobby();
+}
+
+export function go(path) {
+  history.pushState(null, '', path);
+  route();
+}
+window.addEventListener('popstate', route);
+
+async function openLobby() {
+  main.replaceChildren(
+    await createForm(client, async (seated) => {
+      seats.save(seated.roomId, { token: seated.token, playerId: seated.playerId });
+      go(`/r/${encodeURIComponent(seated.roomId)}`);
+    }),
+  );
+}
+
+async function openRoom(roomId) {
+  const seat = seats.get(roomId);
+  const session = client.session({ roomId, token: seat?.token ?? null, playerId: seat?.playerId ?? null });
+  try {
+    await session.refresh();
+  } catch (e) {
+    if (e instanceof MadangError && e.status === 401 && seat) {
+      // The stored token no longer opens this room (kicked, or another server): watch instead.
+      seats.forget(roomId);
+      return openRoom(roomId);
+    }
+    main.replaceChildren(
+      h('section', { class: 'card' }, h('h2', { text: '방을 열 수 없어요' }), h('p', { text: e.detail || e.message }),
+        h('a', { href: '/', class: 'button primary', text: '처음으로' })),
+    );
+    return;
+  }
+  current = { session, screen: null, kind: null };
+  const render = () => renderRoom(current);
+  session.listeners.add(render);
+  render();
+  current.watch = session.watch(undefined, {
+    onError: (e) => {
+      if (e instanceof MadangError && e.status === 0) toast('연결이 끊겼어요. 다시 연결하는 중…', 'error');
+    },
+  });
+}
+
+/** Sends an action for the room on screen; failures show their Korean detail. */
+async function act(action, options = {}) {
+  if (!current) return null;
+  try {
+    return await current.session.act(action, options);
+  } catch (e) {
+    showError(e);
+    return null;
+  }
+}
+
+function shareUrl(roomId) {
+  return `${location.origin}/r/${encodeURIComponent(roomId)}`;
+}
+
+const STATUS_KO = { lobby: '모이는 중', playing: '게임 중', finished: '끝남' };
+const GAME_KO = { yut: '윷놀이', baduk: '바둑' };
+
+function roomHeader(room, session) {
+  const url = shareUrl(room.roomId);
+  const me = room.players.find((p) => p.id === room.you);
+  return h('div', { class: 'room-head' },
+    h('div', { class: 'room-title' },
+      h('h1', { text: GAME_KO[room.game] ?? room.game }),
+      h('span', { class: `status status-${room.status}`, testid: 'room-status', 'data-status': room.status, 'data-version': room.version, text: STATUS_KO[room.status] }),
+      h('span', { class: 'me', text: me ? `나: ${me.name}` : '관전 중' }),
+    ),
+    h('div', { class: 'share' },
+      h('a', { href: url, testid: 'share-link', class: 'share-link', text: url }),
+      h('button', {
+        class: 'secondary small', type: 'button', text: '링크 복사',
+        onclick: async () => {
+          try {
+            await navigator.clipboard.writeText(url);
+            toast('링크를 복사했어요. 친구에게 보내 주세요.');
+          } catch {
+            toast(url);
+          }
+        },
+      }),
+    ),
+    h('p', { class: 'rules-line', text: room.ruleSummary }),
+    session.token ? null : null,
+  );
+}
+
+function renderRoom(state) {
+  const { session } = state;
+  const room = session.room;
+  if (!room) return;
+  // Keep the focused control focused across the redraw (keyboard players).
+  const focused = document.activeElement?.closest?.('[data-focus]')?.dataset.focus;
+  const head = roomHeader(room, session);
+  let body;
+  if (room.status === 'lobby') {
+    state.screen?.destroy?.();
+    state.screen = null;
+    body = h('div', { class: 'room-lobby' },
+      room.you ? null : joinForm(client, room, async (seated) => {
+        seats.save(room.roomId, { token: seated.token, playerId: seated.playerId });
+        session.token = seated.token;
+        session.playerId = seated.playerId;
+        state.watch?.stop();
+        await session.refresh();
+        state.watch = session.watch();
+        renderRoom(state);
+      }),
+      roomLobby(client, room, act, () => {
+        seats.forget(room.roomId);
+        go('/');
+      }),
+    );
+  } else {
+    if (!state.screen || state.kind !== room.game) {
+      state.screen?.destroy?.();
+      state.kind = room.game;
+      state.screen = room.game === 'yut' ? yutScreen(act) : badukScreen(act, client);
+    }
+    state.screen.update(room);
+    body = state.screen.el;
+  }
+  const view = main.querySelector('.room');
+  if (view) {
+    view.replaceChildren(head, body);
+  } else {
+    main.replaceChildren(h('section', { class: 'room' }, head, body));
+  }
+  if (focused) main.querySelector(`[data-focus="${CSS.escape(focused)}"]`)?.focus();
+}
+
+// The clock estimate only feeds the countdowns: the first screen does not wait for it.
+syncClock(client);
+route();
