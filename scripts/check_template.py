@@ -5,7 +5,8 @@ cfn-lint lints the CloudFormation that the SAM transform produces, so mistakes i
 properties and Globals get through it: `Architectures: [arm65]`, `Runtime: provided.al2099`, a
 `!Ref` typo in Globals or in Policies, `rate(1 minutes)`, a wrong BuildMethod. This script loads the
 template itself (with the CloudFormation tags) and asserts what this project relies on, including
-that the table and its index match the names the Rust store uses (infra/src/dynamo/item.rs).
+that the table and its index match the names the Rust store uses (infra/src/dynamo/item.rs), and
+that the front door (FrontDoor: an HTTP API or a Function URL) is wired either way.
 
 Usage: check_template.py [--self-test] TEMPLATE
   --self-test  also breaks a copy of the template in each way above and requires a failure,
@@ -198,22 +199,94 @@ def check(t):
            f"SweeperFunction must be granted exactly Query on the {index} index and "
            f"{sorted(SWEEPER_TABLE_ACTIONS)} on the table")
 
-    # The API event and the schedule.
+    # The front door: a parameter chooses an HTTP API or a Function URL; both reach ApiFunction
+    # with payload format 2.0 and answer CORS themselves.
+    door = parameters.get("FrontDoor", {})
+    expect(set(door.get("AllowedValues", [])) == {"HttpApi", "FunctionUrl"}
+           and door.get("Default") in ("HttpApi", "FunctionUrl"),
+           "FrontDoor must be a parameter with AllowedValues HttpApi and FunctionUrl")
+    conditions = t.get("Conditions", {})
+
+    def is_condition(name, value):
+        cond = conditions.get(name)
+        return (isinstance(cond, Tag) and cond.name == "Equals"
+                and [repr(v) for v in cond.value] == [repr(Tag("Ref", "FrontDoor")), repr(value)])
+
+    expect(is_condition("UseHttpApi", "HttpApi") and is_condition("UseFunctionUrl", "FunctionUrl"),
+           "Conditions UseHttpApi / UseFunctionUrl must test FrontDoor")
+
+    def resource(name, kind, condition):
+        res = resources.get(name, {})
+        expect(res.get("Type") == kind, f"{name} must be a {kind}")
+        expect(res.get("Condition") == condition, f"{name} must have Condition {condition}")
+        return res.get("Properties", {})
+
+    def is_ref(value, target):
+        return isinstance(value, Tag) and value.name == "Ref" and value.value == target
+
+    def is_fn_arn(value):
+        return isinstance(value, Tag) and value.name == "GetAtt" and value.value == "ApiFunction.Arn"
+
+    cors_headers = {"Authorization", "Content-Type", "Idempotency-Key", "If-None-Match"}
+    exposed = EXPOSED_HEADERS
+    api_props = resource("HttpApi", "AWS::ApiGatewayV2::Api", "UseHttpApi")
+    expect(api_props.get("ProtocolType") == "HTTP", "HttpApi must be an HTTP API")
+    api_cors = api_props.get("CorsConfiguration", {})
+    expect(is_ref(api_cors.get("AllowOrigins"), "AllowedOrigins")
+           and cors_headers <= set(api_cors.get("AllowHeaders", []))
+           and exposed <= set(api_cors.get("ExposeHeaders", [])),
+           f"HttpApi CORS must allow AllowedOrigins, the headers {sorted(cors_headers)}, expose {sorted(exposed)}")
+    integration = resource("HttpApiIntegration", "AWS::ApiGatewayV2::Integration", "UseHttpApi")
+    expect(integration.get("IntegrationType") == "AWS_PROXY" and integration.get("PayloadFormatVersion") == "2.0"
+           and is_fn_arn(integration.get("IntegrationUri")) and is_ref(integration.get("ApiId"), "HttpApi"),
+           "HttpApiIntegration must proxy HttpApi to ApiFunction with payload format 2.0")
+    route = resource("HttpApiRoute", "AWS::ApiGatewayV2::Route", "UseHttpApi")
+    expect(route.get("RouteKey") == "ANY /{proxy+}" and is_ref(route.get("ApiId"), "HttpApi")
+           and repr(route.get("Target")) == repr(Tag("Sub", "integrations/${HttpApiIntegration}")),
+           "HttpApiRoute must be ANY /{proxy+} to the integration")
+    stage = resource("HttpApiStage", "AWS::ApiGatewayV2::Stage", "UseHttpApi")
+    expect(stage.get("StageName") == "$default" and stage.get("AutoDeploy") is True,
+           "HttpApiStage must be the auto-deployed $default stage")
+    throttling = stage.get("DefaultRouteSettings", {})
+    expect({"ThrottlingRateLimit", "ThrottlingBurstLimit"} <= set(throttling),
+           "HttpApiStage needs default route throttling (rate and burst)")
+    permission = resource("HttpApiPermission", "AWS::Lambda::Permission", "UseHttpApi")
+    source = permission.get("SourceArn")
+    expect(permission.get("Action") == "lambda:InvokeFunction" and permission.get("Principal") == "apigateway.amazonaws.com"
+           and is_ref(permission.get("FunctionName"), "ApiFunction")
+           and isinstance(source, Tag) and source.name == "Sub" and str(source.value).endswith("${HttpApi}/*"),
+           "HttpApiPermission must let API Gateway invoke ApiFunction from every route (SourceArn ${HttpApi}/*)")
+    url = resource("ApiFunctionUrl", "AWS::Lambda::Url", "UseFunctionUrl")
+    url_cors = url.get("Cors", {})
+    expect(is_fn_arn(url.get("TargetFunctionArn")) and url.get("AuthType") == "NONE"
+           and is_ref(url_cors.get("AllowOrigins"), "AllowedOrigins")
+           and cors_headers <= set(url_cors.get("AllowHeaders", []))
+           and exposed <= set(url_cors.get("ExposeHeaders", [])),
+           "ApiFunctionUrl must front ApiFunction (AuthType NONE) with the same CORS as the HTTP API")
+    url_permission = resource("ApiFunctionUrlPermission", "AWS::Lambda::Permission", "UseFunctionUrl")
+    expect(url_permission.get("Action") == "lambda:InvokeFunctionUrl"
+           and url_permission.get("FunctionUrlAuthType") == "NONE"
+           and is_ref(url_permission.get("FunctionName"), "ApiFunction"),
+           "ApiFunctionUrlPermission must allow the public Function URL")
     api_events = resources.get("ApiFunction", {}).get("Properties", {}).get("Events", {}) or {}
-    expect(any(e.get("Type") == "HttpApi" and repr(e.get("Properties", {}).get("ApiId")) == repr(Tag("Ref", "HttpApi"))
-               for e in api_events.values()), "ApiFunction needs an HttpApi event on HttpApi")
+    expect(not api_events, "ApiFunction must have no SAM events: the front door resources wire it")
+
+    # The long-poll cap: a parameter, at most 20 s (the function's timeout leaves room for it).
+    wait = parameters.get("MaxWaitSeconds", {})
+    expect(wait.get("Type") == "Number" and wait.get("MinValue") == 0 and wait.get("MaxValue", 99) <= 20,
+           "MaxWaitSeconds must be a Number from 0 to at most 20")
+    api_env = (prop("ApiFunction", "Environment") or {}).get("Variables", {})
+    expect(is_ref(api_env.get("MADANG_MAX_WAIT_SECS"), "MaxWaitSeconds"),
+           "ApiFunction: MADANG_MAX_WAIT_SECS must be !Ref MaxWaitSeconds")
+    # Test support is never deployed.
+    for path, value in walk(t):
+        if isinstance(value, dict) and "MADANG_DEV" in value:
+            fails.append(f"{path}: MADANG_DEV must never be set by the template")
+
     sweeper_events = resources.get("SweeperFunction", {}).get("Properties", {}).get("Events", {}) or {}
     schedules = [e.get("Properties", {}).get("ScheduleExpression")
                  for e in sweeper_events.values() if e.get("Type") == "ScheduleV2"]
     expect(schedules == ["rate(1 minute)"], f"SweeperFunction needs one ScheduleV2 rate(1 minute), got {schedules}")
-
-    api = resources.get("HttpApi", {})
-    expect(api.get("Type") == "AWS::Serverless::HttpApi", "HttpApi must be an AWS::Serverless::HttpApi")
-    api_props = api.get("Properties", {})
-    expect("AllowOrigins" in api_props.get("CorsConfiguration", {}), "HttpApi needs CorsConfiguration")
-    throttling = api_props.get("DefaultRouteSettings", {})
-    expect({"ThrottlingRateLimit", "ThrottlingBurstLimit"} <= set(throttling),
-           "HttpApi needs default route throttling (rate and burst)")
 
     # The table matches the store: names from the Rust code, every key attribute defined (and
     # nothing else: DynamoDB rejects unused definitions), keys-only sparse index, TTL, PITR.
@@ -243,8 +316,8 @@ def check(t):
 
     # Abuse bounds (issue 10): reserved concurrency for both functions, so long-polls can
     # neither take the account's whole concurrency nor starve the sweeper; room creation and
-    # joins throttled on routes of their own, far below the default; every documented response
-    # header exposed to browsers.
+    # joins throttled on routes of their own, far below the default (every documented response
+    # header is exposed to browsers by both front doors, above).
     def number(value):
         if isinstance(value, Tag) and value.name == "Ref":
             value = parameters.get(value.value, {}).get("Default")
@@ -253,20 +326,26 @@ def check(t):
     for fn in FUNCTIONS:
         reserved = number(resources.get(fn, {}).get("Properties", {}).get("ReservedConcurrentExecutions"))
         expect(reserved is not None and reserved >= 1, f"{fn}: needs ReservedConcurrentExecutions ≥ 1")
+    # Per-route throttles exist only on the HTTP API (a Function URL has none: reserved
+    # concurrency and the app's per-client limits bound it). They go in the stage's
+    # RouteSettings, whose keys must be routes of the API, created before the stage.
     default_rate = number(throttling.get("ThrottlingRateLimit"))
-    route_settings = api_props.get("RouteSettings", {}) or {}
-    routes = {f'{e.get("Properties", {}).get("Method", "").upper()} {e.get("Properties", {}).get("Path")}'
-              for e in api_events.values() if e.get("Type") == "HttpApi"}
+    route_settings = stage.get("RouteSettings", {}) or {}
+    route_ids = {res.get("Properties", {}).get("RouteKey"): name for name, res in resources.items()
+                 if res.get("Type") == "AWS::ApiGatewayV2::Route" and res.get("Condition") == "UseHttpApi"
+                 and is_ref(res.get("Properties", {}).get("ApiId"), "HttpApi")
+                 and repr(res.get("Properties", {}).get("Target")) == repr(Tag("Sub", "integrations/${HttpApiIntegration}"))}
+    depends = resources.get("HttpApiStage", {}).get("DependsOn", [])
+    depends = {depends} if isinstance(depends, str) else set(depends or [])
     for key, share in THROTTLED_ROUTES.items():
         settings = route_settings.get(key, {})
         rate = number(settings.get("ThrottlingRateLimit"))
         expect(rate is not None and default_rate is not None and rate <= default_rate * share,
-               f"RouteSettings[{key!r}] needs a ThrottlingRateLimit at most {share:.0%} of the default")
+               f"HttpApiStage RouteSettings[{key!r}] needs a ThrottlingRateLimit at most {share:.0%} of the default")
         expect(number(settings.get("ThrottlingBurstLimit")) is not None,
-               f"RouteSettings[{key!r}] needs a ThrottlingBurstLimit")
-        expect(key in routes, f"RouteSettings[{key!r}] names no route: ApiFunction needs that HttpApi event")
-    exposed = set(api_props.get("CorsConfiguration", {}).get("ExposeHeaders", []) or [])
-    expect(EXPOSED_HEADERS <= exposed, f"CORS ExposeHeaders must include {sorted(EXPOSED_HEADERS)}")
+               f"HttpApiStage RouteSettings[{key!r}] needs a ThrottlingBurstLimit")
+        expect(key in route_ids, f"RouteSettings[{key!r}] names no route: HttpApi needs a Route {key} to the integration")
+        expect(route_ids.get(key) in depends, f"HttpApiStage must DependsOn the route {key}")
 
     outputs = t.get("Outputs", {})
     expect({"ApiUrl", "TableName"} <= set(outputs), "Outputs must include ApiUrl and TableName")
@@ -294,13 +373,27 @@ def self_test(t):
         "broad policy template": lambda x: fn(x, "SweeperFunction")["Properties"]["Policies"].append(
             {"DynamoDBCrudPolicy": {"TableName": Tag("Ref", "RoomsTable")}}),
         "GSI attribute undefined": lambda x: fn(x, "RoomsTable")["Properties"]["AttributeDefinitions"].pop(),
+        "route without ANY": lambda x: fn(x, "HttpApiRoute")["Properties"].__setitem__("RouteKey", "GET /{proxy+}"),
+        "payload format 1.0": lambda x: fn(x, "HttpApiIntegration")["Properties"].__setitem__(
+            "PayloadFormatVersion", "1.0"),
+        "Function URL without CORS": lambda x: fn(x, "ApiFunctionUrl")["Properties"].pop("Cors"),
+        "Function URL unconditional": lambda x: fn(x, "ApiFunctionUrl").pop("Condition"),
+        "MADANG_DEV deployed": lambda x: x["Globals"]["Function"]["Environment"]["Variables"].__setitem__(
+            "MADANG_DEV", "1"),
+        "wait cap above 20": lambda x: x["Parameters"]["MaxWaitSeconds"].__setitem__("MaxValue", 25),
         "sweeper without reserved concurrency": lambda x: fn(x, "SweeperFunction")["Properties"].pop(
             "ReservedConcurrentExecutions"),
-        "room creation throttled like actions": lambda x: fn(x, "HttpApi")["Properties"]["RouteSettings"][
+        "room creation throttled like actions": lambda x: fn(x, "HttpApiStage")["Properties"]["RouteSettings"][
             "POST /rooms"].__setitem__("ThrottlingRateLimit", Tag("Ref", "ThrottlingRateLimit")),
-        "throttled route without its event": lambda x: fn(x, "ApiFunction")["Properties"]["Events"].pop("JoinRoom"),
+        "throttled route without its route": lambda x: x["Resources"].pop("HttpApiJoinRoute"),
+        "stage created before its routes": lambda x: fn(x, "HttpApiStage").pop("DependsOn"),
+        "permission for the proxy route only": lambda x: fn(x, "HttpApiPermission")["Properties"].__setitem__(
+            "SourceArn", Tag("Sub", "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:"
+                                    "${HttpApi}/*/*/{proxy+}")),
         "Retry-After hidden from browsers": lambda x: fn(x, "HttpApi")["Properties"]["CorsConfiguration"][
             "ExposeHeaders"].remove("Retry-After"),
+        "Idempotent-Replayed hidden on the Function URL": lambda x: fn(x, "ApiFunctionUrl")["Properties"]["Cors"][
+            "ExposeHeaders"].remove("Idempotent-Replayed"),
     }
     missed = []
     for name, breakage in breakages.items():

@@ -155,7 +155,11 @@ pub async fn check_keyed_answers_are_kept_per_player(app: &TestApp) {
     let replay = app.keyed(&room, &black, "b0", place(0, 0)).await;
     assert_eq!(replay.headers["idempotent-replayed"], "true");
     assert_eq!(replay.body["version"], first.body["version"]);
-    assert_eq!(replay.body["events"], json!([]), "the room shows what happened");
+    assert_eq!(
+        replay.body["events"],
+        json!([]),
+        "the room shows what happened"
+    );
     for i in 1..=4 {
         let w = app
             .keyed(&room, &white, &format!("w{i}"), place(i, 8))

@@ -5,11 +5,14 @@
 //! - [`race`]: 64 clients racing on one room, checked against a replay of the accepted log.
 //! - [`exactly_once`]: lost answers, failed loads and saves, keyed retries and twins — every
 //!   action lands exactly once.
+//! - [`lambda`]: a Lambda Runtime API emulator running the real `api` and `sweeper` binaries.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod contract;
 pub mod exactly_once;
 pub mod games;
+#[path = "lambda/emulator.rs"]
+pub mod lambda;
 pub mod race;
 
 use std::net::SocketAddr;

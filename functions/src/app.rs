@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use madang_core::Millis;
+use madang_infra::{RoomStore, StoreError};
 
 /// The server's clock. Handlers read time only from here, so tests (and `MADANG_DEV=1` servers,
 /// through `POST /dev/clock`) can move time forward instead of sleeping.
@@ -28,6 +29,18 @@ impl Clock {
         self.offset_ms.fetch_add(ms, Ordering::Relaxed);
         self.now()
     }
+
+    /// How far the clock has been advanced, in ms.
+    pub fn offset(&self) -> Millis {
+        self.offset_ms.load(Ordering::Relaxed)
+    }
+
+    /// Sets how far the clock is advanced: to the offset shared through the store, so that
+    /// every process serving the store (several Lambda execution environments, the sweeper)
+    /// reads the same time. The offset never goes back.
+    pub fn set_offset(&self, ms: Millis) {
+        self.offset_ms.fetch_max(ms, Ordering::Relaxed);
+    }
 }
 
 /// Limits of the deployment the router runs in. The defaults are safe for a public deployment;
@@ -35,8 +48,8 @@ impl Clock {
 /// [`Limits::trusted`] lifts the per-client ones for tests. Enforced by [`crate::limits`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
-    /// Longest long-poll wait, in seconds. 25 locally; 20 on Lambda (API Gateway cuts at 30 s,
-    /// and a DynamoDB poll loop needs headroom).
+    /// Longest long-poll wait, in seconds. 25 locally; 20 at most on Lambda (API Gateway cuts at
+    /// 30 s, and a DynamoDB poll loop needs headroom). `0` turns long-polls into short polls.
     pub max_wait_secs: u64,
     /// Rooms one client address may create per minute (0: no limit).
     pub creates_per_minute: u32,
@@ -108,5 +121,31 @@ impl<S> App<S> {
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
         self
+    }
+}
+
+impl<S: RoomStore> App<S> {
+    /// Test support: takes the dev clock's offset from the store, when the store shares one
+    /// (DynamoDB, where several processes serve the same rooms). Does nothing — and reads
+    /// nothing — unless `MADANG_DEV=1` is on, so production pays no read for it.
+    pub async fn sync_clock(&self) -> Result<(), StoreError> {
+        if self.dev
+            && let Some(offset) = self.store.clock_offset().await?
+        {
+            self.clock.set_offset(offset);
+        }
+        Ok(())
+    }
+
+    /// Test support: advances the dev clock by `ms` — in the store when it shares the clock,
+    /// so every process sees the move — and returns the new time.
+    pub async fn advance_clock(&self, ms: Millis) -> Result<Millis, StoreError> {
+        match self.store.advance_clock(ms).await? {
+            Some(offset) => {
+                self.clock.set_offset(offset);
+                Ok(self.clock.now())
+            }
+            None => Ok(self.clock.advance(ms)),
+        }
     }
 }

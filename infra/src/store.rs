@@ -118,4 +118,32 @@ pub trait RoomStore: Send + Sync + 'static {
         player: &str,
         now: Millis,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// The room as last saved, or a moment older: the cheapest read the store has (DynamoDB: an
+    /// eventually consistent read, half a unit). For answers that may be a little stale, such as
+    /// a short poll's 304. Stores whose reads cost nothing keep this default, [`Self::load`].
+    fn peek(
+        &self,
+        id: &str,
+        now: Millis,
+    ) -> impl Future<Output = Result<StoredRoom, StoreError>> + Send {
+        self.load(id, now)
+    }
+
+    /// Test support (`MADANG_DEV=1`): how far the dev clock has been advanced, as shared by every
+    /// process on this store, or `None` when the store keeps no shared clock (then each process
+    /// keeps its own offset in memory, which is right for a single process).
+    fn clock_offset(&self) -> impl Future<Output = Result<Option<Millis>, StoreError>> + Send {
+        async { Ok(None) }
+    }
+
+    /// Test support (`MADANG_DEV=1`): advances the shared dev clock by `ms` and returns the new
+    /// offset, or `None` when the store keeps no shared clock.
+    fn advance_clock(
+        &self,
+        ms: Millis,
+    ) -> impl Future<Output = Result<Option<Millis>, StoreError>> + Send {
+        let _ = ms;
+        async { Ok(None) }
+    }
 }

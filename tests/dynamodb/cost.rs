@@ -203,7 +203,12 @@ impl Sim {
         let key = format!("cost-{}", self.actions);
         let r = self
             .http
-            .keyed(&self.room, &self.players[who], &key, json!({"action": action}))
+            .keyed(
+                &self.room,
+                &self.players[who],
+                &key,
+                json!({"action": action}),
+            )
             .await;
         assert_eq!(r.status, reqwest::StatusCode::OK, "{action} → {:?}", r.body);
         let reply = r.body;

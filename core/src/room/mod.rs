@@ -15,6 +15,7 @@ mod error;
 mod ledger;
 mod lobby;
 mod name;
+mod poll;
 mod view;
 
 use std::collections::BTreeMap;
@@ -29,6 +30,10 @@ pub use lobby::{
     AnyAction, LobbyAction, LobbyEvent, MAX_BARRED, Pick, RoomAction, RoomEvent, client_hash,
 };
 pub use name::{MAX_NAME_BYTES, MAX_NAME_GRAPHEMES, player_name};
+pub use poll::{
+    AFTER_DEADLINE_MS, POLL_AWAITED_MS, POLL_FINISHED_MS, POLL_MIN_MS, POLL_SOON_MS,
+    POLL_SPECTATOR_MS,
+};
 pub use view::{PlayerView, ResultView, RoomView, Status};
 
 use crate::game::{Actor, Game, Millis, PlayerId, RuleError};

@@ -29,6 +29,12 @@ impl Default for TallyOptions {
     }
 }
 
+/// The winner, as a struct: a room view flattens the game's result into `result`.
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+struct TallyOutcome {
+    winner: PlayerId,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 struct TallyState {
     players: Vec<PlayerId>,
@@ -78,7 +84,7 @@ impl Game for Tally {
     type Action = TallyAction;
     type Event = TallyAction;
     type View = TallyState;
-    type Outcome = PlayerId;
+    type Outcome = TallyOutcome;
     type Error = TallyError;
 
     fn validate_options(o: &TallyOptions, players: Option<usize>) -> Result<(), OptionsError> {
@@ -169,8 +175,8 @@ impl Game for Tally {
     fn on_timeout(_s: &TallyState, _p: &PlayerId, _now: Millis) -> Option<TallyAction> {
         Some(TallyAction::Add { n: 1 })
     }
-    fn result(s: &TallyState) -> Option<PlayerId> {
-        s.winner.clone()
+    fn result(s: &TallyState) -> Option<TallyOutcome> {
+        s.winner.clone().map(|winner| TallyOutcome { winner })
     }
     fn leave(
         s: &mut TallyState,
@@ -503,4 +509,63 @@ fn lobby_actions_refuse_unknown_fields_even_without_a_payload() {
         let err = RoomAction::<Tally>::from_json(bad.clone()).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Malformed, "{bad}");
     }
+}
+
+/// Everyone seen at `now`.
+fn all_seen(room: &Room<Tally>, now: Millis) -> Presence {
+    room.seats.iter().map(|m| (m.id.clone(), now)).collect()
+}
+
+#[test]
+fn poll_after_is_soon_in_the_lobby_and_for_a_player_waiting_for_another() {
+    let (room, host) = lobby();
+    assert_eq!(
+        room.poll_after(Some(&host), &all_seen(&room, T0), T0),
+        POLL_SOON_MS
+    );
+    let (room, host, guest) = started();
+    let presence = all_seen(&room, T0);
+    let mover = to_move(&room);
+    let waiting = if mover == host { &guest } else { &host };
+    assert_eq!(room.poll_after(Some(waiting), &presence, T0), POLL_SOON_MS);
+    assert_eq!(
+        room.poll_after(Some(&mover), &presence, T0),
+        POLL_AWAITED_MS
+    );
+    assert_eq!(room.poll_after(None, &presence, T0), POLL_SPECTATOR_MS);
+}
+
+#[test]
+fn poll_after_never_sleeps_through_a_deadline_and_never_drops_below_the_floor() {
+    let (room, host, guest) = started();
+    let presence = all_seen(&room, T0);
+    let mover = to_move(&room);
+    // The turn ends at T0 + TURN_MS: 1.5 s before it, the mover polls just after it.
+    let now = T0 + TURN_MS - 1_500;
+    assert_eq!(
+        room.poll_after(Some(&mover), &presence, now),
+        1_500 + AFTER_DEADLINE_MS
+    );
+    // A moment before it, the floor holds.
+    let now = T0 + TURN_MS - 10;
+    for who in [&host, &guest] {
+        assert_eq!(room.poll_after(Some(who), &presence, now), POLL_MIN_MS);
+    }
+}
+
+#[test]
+fn poll_after_is_rare_once_the_game_is_over() {
+    let (mut room, host, guest) = started();
+    let mut now = T0;
+    while room.status() != Status::Finished {
+        now += 1;
+        let mover = to_move(&room);
+        act(&mut room, &mover, json!({"type": "add", "n": 3}), now).unwrap();
+    }
+    let presence = all_seen(&room, now);
+    for who in [Some(&host), Some(&guest), None] {
+        assert_eq!(room.poll_after(who, &presence, now), POLL_FINISHED_MS);
+    }
+    let view = serde_json::to_value(room.view(Some(&host), &presence, now)).unwrap();
+    assert_eq!(view["pollAfterMs"], POLL_FINISHED_MS);
 }

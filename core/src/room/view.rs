@@ -67,6 +67,11 @@ pub struct RoomView<'a, G: Game> {
     /// SHA-256 of the room's generator seed and salt (hex), the same from creation to the end:
     /// the result of the finished game reveals both (`result.rngReveal`, `docs/audit.md`).
     pub rng_commitment: String,
+    /// How many ms to wait before reading the room again (`Room::poll_after`): soon while a
+    /// change may come any moment, rarely while none will, never past the next deadline.
+    /// `Retry-After` says the same in whole seconds.
+    #[schemars(range(min = 250))]
+    pub poll_after_ms: Millis,
     /// The game's view for this viewer (`null` in the lobby).
     pub state: Option<G::View>,
     /// The game's result once finished.
@@ -122,6 +127,7 @@ impl<G: Game> Room<G> {
             deadline_at: self.deadline_at(presence, now),
             rng_commitment: self.rng.commitment(),
             rematch_room_id: self.rematch.as_deref(),
+            poll_after_ms: self.poll_after(viewer, presence, now),
             state: self
                 .game
                 .as_ref()

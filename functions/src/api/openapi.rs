@@ -469,17 +469,25 @@ fn operation(method: &str, path: &str) -> Option<Value> {
         }),
         ("get", "/rooms/{id}") => {
             let mut responses = ok("200", "The room", one_of_games("YutRoom", "BadukRoom"));
-            responses["200"]["headers"] = json!({"ETag": {"schema": {"type": "string"}}});
+            // Every read says when to read again, a 304 too (`Read::NotModified` carries it).
+            let read_headers = json!({
+                "ETag": {"schema": {"type": "string"}},
+                "Retry-After": {
+                    "description": "Seconds (rounded up) until the client should read the room again: the room's pollAfterMs",
+                    "schema": {"type": "integer", "minimum": 1}
+                }
+            });
+            responses["200"]["headers"] = read_headers.clone();
             responses.insert(
                 "304".into(),
-                json!({"description": "Nothing newer than `since` / If-None-Match"}),
+                json!({"description": "Nothing newer than `since` / If-None-Match", "headers": read_headers}),
             );
             json!({
                 "summary": "The room as the caller sees it; long-poll with since/wait",
                 "parameters": [
                     room_id,
                     {"name": "since", "in": "query", "schema": {"type": "integer", "minimum": 0}, "description": "Answer when the version is greater than this"},
-                    {"name": "wait", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": MAX_WAIT_SECS}, "description": "Seconds to wait for a newer version (at most 25; the server may cap it lower, 20 on Lambda)"},
+                    {"name": "wait", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": MAX_WAIT_SECS}, "description": "Seconds to wait for a newer version (at most 25; the server may cap it lower: on Lambda the deployment's MADANG_MAX_WAIT_SECS, at most 20, 0 by default, so every read answers at once)"},
                     {"name": "If-None-Match", "in": "header", "schema": {"type": "string"}, "description": "An ETag (\"version\"); 304 when unchanged"}
                 ],
                 "security": [{}, {"bearer": []}],

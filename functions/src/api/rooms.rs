@@ -8,7 +8,7 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use madang_core::PlayerId;
+use madang_core::{Millis, PlayerId};
 use madang_infra::RoomStore;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -106,6 +106,11 @@ pub struct PollQuery {
 }
 
 /// `GET /rooms/{id}`, optionally `?since=V&wait=S`.
+///
+/// Every answer says when to poll again: `Retry-After` (whole seconds, rounded up) and, in the
+/// body, the room's `pollAfterMs` ([`madang_core::room::Room::poll_after`]), on a 304 too. A
+/// short poll that finds nothing new is answered from one eventually consistent read and nothing
+/// else ([`service::read`]).
 pub async fn get<S: RoomStore>(
     State(app): State<App<S>>,
     Path(id): Path<String>,
@@ -126,25 +131,48 @@ pub async fn get<S: RoomStore>(
         )));
     }
     let wait = Duration::from_secs(query.wait.unwrap_or(0).min(app.limits.max_wait_secs));
-    let read = service::read(&app, &id, token.as_ref(), query.since, wait).await?;
-    let (version, room) = match read {
-        Read::Fresh { version, room } => (version, Some(room)),
-        Read::NotModified { version } => (version, None),
+    let if_none_match = headers.get(header::IF_NONE_MATCH).map(|v| v.as_bytes());
+    let tagged = if_none_match.and_then(version_of_tag);
+    let read = service::read(&app, &id, token.as_ref(), query.since, tagged, wait).await?;
+    let (version, room, poll_after) = match read {
+        Read::Fresh {
+            version,
+            room,
+            poll_after,
+        } => (version, Some(room), poll_after),
+        Read::NotModified {
+            version,
+            poll_after,
+        } => (version, None, poll_after),
     };
     record("version", version);
     let tag = etag(version);
-    let unchanged = headers
-        .get(header::IF_NONE_MATCH)
-        .is_some_and(|v| v.as_bytes() == tag.as_bytes());
+    let unchanged = if_none_match.is_some_and(|v| v == tag.as_bytes());
     let mut response = match room {
         Some(room) if !unchanged => Json(room).into_response(),
         _ => StatusCode::NOT_MODIFIED.into_response(),
     };
-    response.headers_mut().insert(header::ETAG, tag);
-    response
-        .headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    polled(&mut response, tag, poll_after);
     Ok(response)
+}
+
+/// The version an `If-None-Match` tag names (`"V"`), if it names one.
+fn version_of_tag(tag: &[u8]) -> Option<u64> {
+    std::str::from_utf8(tag.strip_prefix(b"\"")?.strip_suffix(b"\"")?)
+        .ok()?
+        .parse()
+        .ok()
+}
+
+/// The headers of every read: the version, no caching by intermediaries, when to poll again.
+fn polled(response: &mut Response, tag: HeaderValue, poll_after: Millis) {
+    let headers = response.headers_mut();
+    headers.insert(header::ETAG, tag);
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(
+        header::RETRY_AFTER,
+        HeaderValue::from(poll_after.div_ceil(1000)),
+    );
 }
 
 /// `POST /rooms/{id}/actions`
@@ -212,7 +240,7 @@ pub async fn dev_clock<S: RoomStore>(
         return Ok(not_found().await);
     }
     let request: ClockRequest = json_body(&body_of(body)?)?;
-    let now = app.clock.advance(request.advance_ms);
+    let now = app.advance_clock(request.advance_ms).await?;
     Ok(Json(json!({ "now": now })).into_response())
 }
 

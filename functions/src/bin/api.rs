@@ -1,17 +1,32 @@
 //! The HTTP API on AWS Lambda: the same router as the local server, over DynamoDB.
 //!
-//! Configuration (set by `template.yaml`): `MADANG_TABLE`, the table name, and the `MADANG_LIMIT_*`
-//! limits (README, "Configuration"). The SDK client is built once per cold start and shared by
-//! every invocation the instance serves. Per-client limits count per instance (best effort; the
-//! WAF rule of `docs/deploy.md` is the real per-address bound); API Gateway refuses header
-//! blocks over 10 KB and bounds connections itself.
+//! Configuration (set by `template.yaml`):
+//! - `MADANG_TABLE`: the table name.
+//! - `MADANG_MAX_WAIT_SECS`: the deployment's cap on a long-poll's wait, at most 20 (`0`: short
+//!   polls only; every read answers at once).
+//! - the `MADANG_LIMIT_*` per-client limits (README, "Configuration"). They count per instance
+//!   (best effort; the WAF rule of `docs/deploy.md` is the real per-address bound); API Gateway
+//!   refuses header blocks over 10 KB and bounds connections itself.
+//! - `MADANG_DEV=1`: test support, as on the local server (seeds, `POST /dev/clock`), with the
+//!   clock offset shared by every execution environment through the table. Never set by the
+//!   template.
+//!
+//! Init does all the work that does not depend on a request, so the first request of a fresh
+//! execution environment is as fast as the next: the SDK client is built (once per cold start,
+//! shared by every invocation the instance serves), its credentials and endpoint resolved and a
+//! connection to DynamoDB opened (one eventually consistent read of a key that does not exist,
+//! half a unit per cold start), and the router built — all before the runtime asks for the first
+//! event.
 
 use std::sync::Arc;
+use std::time::Instant;
 
+use lambda_http::{Request, service_fn};
 use madang_functions::app::Limits;
 use madang_functions::telemetry::{self, LogFormat};
-use madang_functions::{App, router};
+use madang_functions::{App, RoomStore, router};
 use madang_infra::dynamo::{self, DynamoStore};
+use tower::ServiceExt;
 
 /// API Gateway's HTTP API cuts a request at 30 s; the function's timeout is 28 s and a DynamoDB
 /// long-poll needs a few seconds of headroom for its last read and the answer.
@@ -19,14 +34,41 @@ const MAX_WAIT_SECS: u64 = 20;
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
+    let started = Instant::now();
     telemetry::init(LogFormat::Json);
     let table = std::env::var("MADANG_TABLE").map_err(|_| "MADANG_TABLE is not set")?;
-    let store = Arc::new(DynamoStore::new(dynamo::client_from_env().await, table));
+    let dev = std::env::var("MADANG_DEV").is_ok_and(|v| v == "1");
     let limits = Limits {
         max_wait_secs: MAX_WAIT_SECS,
         ..Limits::default()
     }
     .with_env()?;
-    let app = App::new(store).with_limits(limits);
-    lambda_http::run(router(app)).await
+    let store = Arc::new(DynamoStore::new(dynamo::client_from_env().await, table));
+    // Warm the client: a read of a room that cannot exist resolves credentials and the endpoint
+    // and leaves a connection (TLS on AWS) in the pool. A failure here is not fatal: the first
+    // request will try again and report what is wrong.
+    if let Err(e) = store.peek(dynamo::CLOCK_ID, 0).await
+        && !matches!(e, madang_infra::StoreError::NotFound)
+    {
+        tracing::warn!(error = %e, "warm-up read failed");
+    }
+    let app = App::new(store).with_dev(dev).with_limits(limits);
+    let routes = router(app.clone());
+    tracing::info!(
+        init_us = started.elapsed().as_micros() as u64,
+        dev,
+        max_wait_secs = limits.max_wait_secs,
+        "api ready"
+    );
+    lambda_http::run(service_fn(move |request: Request| {
+        let (app, routes) = (app.clone(), routes.clone());
+        async move {
+            // Test support only: every environment reads the shared dev clock before serving.
+            if let Err(e) = app.sync_clock().await {
+                tracing::warn!(error = %e, "dev clock not read");
+            }
+            routes.oneshot(request).await
+        }
+    }))
+    .await
 }

@@ -1,10 +1,13 @@
 //! The scheduled sweeper on AWS Lambda: every minute (EventBridge Scheduler, `template.yaml`),
 //! fire the overdue timeouts of rooms nobody is polling, and log what was fired.
+//!
+//! With `MADANG_DEV=1` (test support, never set by the template) it reads the dev clock shared
+//! through the table before each sweep, so it sweeps at the same time the API environments see.
 
 use std::sync::Arc;
 
 use lambda_runtime::{LambdaEvent, service_fn};
-use madang_functions::Clock;
+use madang_functions::App;
 use madang_functions::sweeper::{SweepReport, sweep};
 use madang_functions::telemetry::{self, LogFormat};
 use madang_infra::dynamo::{self, DynamoStore};
@@ -18,12 +21,14 @@ const ROOMS_PER_RUN: usize = 500;
 async fn main() -> Result<(), lambda_runtime::Error> {
     telemetry::init(LogFormat::Json);
     let table = std::env::var("MADANG_TABLE").map_err(|_| "MADANG_TABLE is not set")?;
+    let dev = std::env::var("MADANG_DEV").is_ok_and(|v| v == "1");
     let store = Arc::new(DynamoStore::new(dynamo::client_from_env().await, table));
-    let clock = Arc::new(Clock::default());
+    let app = App::new(store).with_dev(dev);
     lambda_runtime::run(service_fn(move |_event: LambdaEvent<Value>| {
-        let (store, clock) = (store.clone(), clock.clone());
+        let app = app.clone();
         async move {
-            let report: SweepReport = sweep(&*store, clock.now(), ROOMS_PER_RUN).await;
+            app.sync_clock().await?;
+            let report: SweepReport = sweep(&*app.store, app.clock.now(), ROOMS_PER_RUN).await;
             tracing::info!(?report, "sweep done");
             Ok::<_, lambda_runtime::Error>(report)
         }

@@ -1,5 +1,9 @@
 //! Reading a room: its view (firing overdue timeouts first), a long-poll for the next version,
 //! and a 바둑 room's SGF record.
+//!
+//! A short poll that finds nothing new is answered from the cheapest read the store has
+//! ([`RoomStore::peek`]: eventually consistent, half a unit on DynamoDB) and no other store
+//! call, when that read is the whole truth ([`unchanged`]).
 
 use std::time::Duration;
 
@@ -9,7 +13,7 @@ use madang_infra::{RoomStore, StoredRoom};
 use serde_json::value::RawValue;
 
 use super::new_request_id;
-use super::save::{Saved, Target, transact};
+use super::save::{Loaded, Saved, Target, transact};
 use crate::app::App;
 use crate::error::ApiError;
 
@@ -22,12 +26,27 @@ pub enum Read {
         version: u64,
         /// The view.
         room: Box<RawValue>,
+        /// When to read again, in ms: the view's `pollAfterMs` ([`Room::poll_after`]).
+        ///
+        /// [`Room::poll_after`]: madang_core::room::Room::poll_after
+        poll_after: Millis,
     },
     /// Nothing newer than what the client has (304).
     NotModified {
         /// The current version.
         version: u64,
+        /// When to read again, in ms, as the view would say (`Retry-After`).
+        poll_after: Millis,
     },
+}
+
+impl Loaded {
+    /// How long `viewer` should wait before reading the room again ([`Room::poll_after`]).
+    ///
+    /// [`Room::poll_after`]: madang_core::room::Room::poll_after
+    pub fn poll_after(&self, viewer: Option<&PlayerId>, now: Millis) -> Millis {
+        madang_core::with_room!(&self.room, r => r.poll_after(viewer, &self.presence, now))
+    }
 }
 
 /// Loads the room (or takes one a long-poll just read), catches up its timeouts through the one
@@ -56,16 +75,66 @@ async fn settle<S: RoomStore>(
     .await
 }
 
+/// The short poll's 304 from one [`RoomStore::peek`], when that is the whole truth: the room is
+/// still at the version the client has, no timeout is due (the full read would fire it), and the
+/// viewer's presence owes no write yet (a reader whose write is due takes the full path, which
+/// makes it). Otherwise `None`, and the full read answers. A peek that lags a save answers 304 a
+/// moment too long; the client's next poll sees the change.
+async fn unchanged<S: RoomStore>(
+    app: &App<S>,
+    id: &str,
+    token: Option<&TokenHash>,
+    known: u64,
+) -> Result<Option<Read>, ApiError> {
+    let now = app.clock.now();
+    let stored = app.store.peek(id, now).await?;
+    if stored.version != known {
+        return Ok(None);
+    }
+    let mut loaded = Loaded::from_stored(stored).map_err(|e| ApiError::Internal(Box::new(e)))?;
+    let viewer = match token {
+        Some(token) => Some(loaded.authenticate(token).ok_or(ApiError::Unauthorized)?),
+        None => None,
+    };
+    if let Some(player) = &viewer {
+        loaded.see(player, now);
+        if loaded.owes_presence() {
+            return Ok(None);
+        }
+    }
+    if loaded.due_at().is_some_and(|due| due <= now) {
+        return Ok(None);
+    }
+    Ok(Some(Read::NotModified {
+        version: known,
+        poll_after: loaded.poll_after(viewer.as_ref(), now),
+    }))
+}
+
 /// Reads a room, firing overdue timeouts first. With `since`, waits up to `wait` for a version
 /// newer than `since` — waking when the room is saved, or when its next timeout comes due so
-/// the poller sees the timeout fire on time.
+/// the poller sees the timeout fire on time. `if_none_match` is the version the client's
+/// `If-None-Match` names, if any: with it (or with `since` and no wait) a room still at that
+/// version is answered [`Read::NotModified`] from a [`RoomStore::peek`] when that is safe.
 pub async fn read<S: RoomStore>(
     app: &App<S>,
     id: &str,
     token: Option<&TokenHash>,
     since: Option<u64>,
+    if_none_match: Option<u64>,
     wait: Duration,
 ) -> Result<Read, ApiError> {
+    // What the client already has, if this read must answer at once: a short poll.
+    let known = match (since, if_none_match) {
+        (Some(since), _) if wait.is_zero() => Some(since),
+        (None, Some(tag)) => Some(tag),
+        _ => None,
+    };
+    if let Some(known) = known
+        && let Some(read) = unchanged(app, id, token, known).await?
+    {
+        return Ok(read);
+    }
     let until = tokio::time::Instant::now() + wait;
     let mut fetched: Option<StoredRoom> = None;
     loop {
@@ -83,11 +152,15 @@ pub async fn read<S: RoomStore>(
             return Ok(Read::Fresh {
                 version,
                 room: loaded.view(viewer.as_ref(), now)?,
+                poll_after: loaded.poll_after(viewer.as_ref(), now),
             });
         };
         let remaining = until.saturating_duration_since(tokio::time::Instant::now());
         if remaining.is_zero() {
-            return Ok(Read::NotModified { version });
+            return Ok(Read::NotModified {
+                version,
+                poll_after: loaded.poll_after(viewer.as_ref(), now),
+            });
         }
         // Wake for a save, or for the room's own next timeout, whichever comes first.
         let due_in = loaded

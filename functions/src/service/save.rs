@@ -110,6 +110,11 @@ impl Loaded {
         self.indexed_due
     }
 
+    /// Whether this request owes a presence write (see [`Loaded::see`]).
+    pub fn owes_presence(&self) -> bool {
+        self.touch.is_some()
+    }
+
     /// Whether this request changed the room.
     pub fn changed(&self) -> bool {
         self.new || self.room.version() != self.loaded_version

@@ -1,0 +1,440 @@
+//! The production path for real: the `api` and `sweeper` binaries as AWS Lambda runs them,
+//! through the Runtime API emulator of `madang_tests::lambda`, on dynalite.
+//!
+//! Every test starts its own stack: several `api` execution environments (separate processes)
+//! and one `sweeper`, on a table of its own, behind a front door that turns each HTTP request
+//! into a payload 2.0 event. The game drivers of the other suites run against it unchanged.
+//! Needs the binaries (`cargo build -p madang-functions --bins`) and dynalite
+//! (`MADANG_DYNALITE_ENDPOINT`); `./scripts/test` provides both. A missing one fails the test.
+//!
+//! - this file: whole games of both kinds, the 64-client race, the long-poll wake, the shared
+//!   dev clock, the events' shape (base64 bodies, query strings, unmatched routes), short polls;
+//! - [`sweeper_race`]: the `sweeper` binary racing a player's request through the front door;
+//! - [`cost_modes`]: what a casual month costs in each polling mode, measured through whole games.
+
+mod cost_modes;
+mod sweeper_race;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use madang_infra::contract::fresh_id;
+use madang_infra::dynamo::{ensure_table, sdk_config};
+use madang_infra::{DynamoStore, RoomStore};
+use madang_tests::games::{
+    check_a_whole_four_player_team_yut_game, check_a_whole_nine_by_nine_baduk_game,
+};
+use madang_tests::lambda::{FrontDoor, LambdaStack, StackConfig};
+use madang_tests::race::check_racing_clients_never_double_apply;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+/// The variable naming the dynalite endpoint.
+const ENDPOINT: &str = "MADANG_DYNALITE_ENDPOINT";
+
+/// The dynalite endpoint. Panics when it is not set.
+pub fn dynalite() -> String {
+    std::env::var(ENDPOINT).unwrap_or_else(|_| {
+        panic!(
+            "{ENDPOINT} is not set: the Lambda suite needs dynalite, which ./scripts/test \
+             installs and starts"
+        )
+    })
+}
+
+/// A store on a new table of its own on dynalite.
+pub async fn dynalite_store(tag: &str) -> DynamoStore {
+    let config = sdk_config()
+        .endpoint_url(dynalite())
+        .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
+        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
+            "test", "test", None, None, "static",
+        ))
+        .load()
+        .await;
+    let client = aws_sdk_dynamodb::Client::new(&config);
+    let table = format!("madang-{}", fresh_id(tag));
+    ensure_table(&client, &table).await.expect("ensure_table");
+    DynamoStore::new(client, table)
+}
+
+/// A stack on a fresh table.
+pub async fn stack(tag: &str, config: StackConfig) -> LambdaStack {
+    let store = Arc::new(dynalite_store(tag).await);
+    LambdaStack::start(store, &dynalite(), config).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_four_player_team_yut_game_is_played_through_lambda() {
+    let stack = stack("l-yut", StackConfig::default()).await;
+    check_a_whole_four_player_team_yut_game(&stack.app).await;
+    let served: Vec<usize> = stack
+        .api_timings()
+        .iter()
+        .map(|t| t.invocations.len())
+        .collect();
+    assert!(
+        served.iter().all(|&n| n > 0) || served.iter().sum::<usize>() < served.len(),
+        "requests spread over the environments: {served:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_nine_by_nine_baduk_game_is_played_through_a_function_url() {
+    let config = StackConfig {
+        front_door: FrontDoor::FunctionUrl,
+        ..StackConfig::default()
+    };
+    let stack = stack("l-baduk", config).await;
+    check_a_whole_nine_by_nine_baduk_game(&stack.app).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sixty_four_racing_clients_never_double_apply_through_lambda() {
+    let stack = stack("l-race", StackConfig::default()).await;
+    let LambdaStack { ref app, .. } = stack;
+    let app = Arc::new(madang_tests::TestApp {
+        base: app.base.clone(),
+        http: app.http.clone(),
+        embedded: None,
+    });
+    check_racing_clients_never_double_apply(app).await;
+    let served: Vec<usize> = stack
+        .api_timings()
+        .iter()
+        .map(|t| t.invocations.len())
+        .collect();
+    assert!(
+        served.iter().all(|&n| n > 0),
+        "every environment served some of the race: {served:?}"
+    );
+}
+
+/// One long-poll, woken by another client's action served by another environment.
+async fn wake_once(stack: &LambdaStack, room: &str, token: &str, version: u64) -> Duration {
+    let url = format!("{}/rooms/{room}?since={version}&wait=20", stack.base());
+    let http = stack.app.http.clone();
+    let poll = tokio::spawn(async move {
+        let r = http.get(url).send().await.unwrap();
+        let at = Instant::now();
+        (at, r.status(), r.json::<Value>().await.unwrap())
+    });
+    // Let the poll reach an environment and start waiting.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let sent = Instant::now();
+    let acted = stack
+        .app
+        .post(
+            &format!("/rooms/{room}/actions"),
+            Some(token),
+            json!({"action": {"type": "setOptions", "options": {"pieces": 4}}}),
+        )
+        .await;
+    assert_eq!(acted.status, StatusCode::OK, "{:?}", acted.body);
+    let (woke, status, body) = poll.await.unwrap();
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        body["version"], acted.body["version"],
+        "the poll has the change"
+    );
+    woke.saturating_duration_since(sent)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_poll_wakes_when_another_environment_saves() {
+    let stack = stack("l-wake", StackConfig::default()).await;
+    let created = stack
+        .app
+        .post("/rooms", None, json!({"game": "yut", "name": "wake"}))
+        .await;
+    let room = created.body["roomId"].as_str().unwrap().to_owned();
+    let token = created.body["token"].as_str().unwrap().to_owned();
+    let first = created.body["room"]["version"].as_u64().unwrap();
+    let mut samples = Vec::new();
+    for version in first..first + 20 {
+        let took = wake_once(&stack, &room, &token, version).await;
+        // Woke on the change, not at the end of the 20 s wait.
+        assert!(took < Duration::from_secs(10), "{took:?}");
+        samples.push(took);
+    }
+    samples.sort();
+    println!(
+        "long-poll wake through Lambda on dynalite, {} rounds: p50 {:?}, max {:?}",
+        samples.len(),
+        samples[samples.len() / 2],
+        samples[samples.len() - 1]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_poll_is_a_short_poll_when_the_deployment_caps_the_wait_at_zero() {
+    let config = StackConfig {
+        max_wait_secs: Some(0),
+        api_environments: 2,
+        ..StackConfig::default()
+    };
+    let stack = stack("l-cap", config).await;
+    let (room, _) = stack.app.create("yut", json!({}), 1).await;
+    let started = Instant::now();
+    let r = stack
+        .app
+        .get(&format!("/rooms/{room}?since=1&wait=20"), None)
+        .await;
+    assert_eq!(r.status, StatusCode::NOT_MODIFIED);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "answered at once, not after 20 s"
+    );
+    assert_eq!(
+        r.headers["retry-after"], "1",
+        "a lobby is polled every second"
+    );
+}
+
+/// Spectator reads until every `api` environment has served one; returns the answers.
+async fn read_from_every_environment(stack: &LambdaStack, room: &str) -> Vec<Value> {
+    let served = |stack: &LambdaStack| -> Vec<usize> {
+        stack
+            .api_timings()
+            .iter()
+            .map(|t| t.invocations.len())
+            .collect()
+    };
+    let before = served(stack);
+    let mut views = Vec::new();
+    for _ in 0..50 {
+        let reads: Vec<_> = (0..8)
+            .map(|_| {
+                let (http, url) = (
+                    stack.app.http.clone(),
+                    format!("{}/rooms/{room}", stack.base()),
+                );
+                tokio::spawn(async move { http.get(url).send().await.unwrap() })
+            })
+            .collect();
+        for read in reads {
+            let r = read.await.unwrap();
+            assert_eq!(r.status(), StatusCode::OK);
+            views.push(r.json::<Value>().await.unwrap());
+        }
+        let now = served(stack);
+        if now.iter().zip(&before).all(|(n, b)| n > b) {
+            return views;
+        }
+    }
+    panic!("some environment never served a read: {:?}", served(stack));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dev_clock_is_shared_by_every_environment_and_the_sweeper() {
+    let stack = stack("l-clock", StackConfig::default()).await;
+    // A lobby: its players' `connected` flags are computed from each environment's clock alone
+    // (nothing fires, nothing is written by a spectator's read).
+    let (lobby, _) = stack.app.create("yut", json!({}), 3).await;
+    stack.app.join(&lobby, "손님").await;
+    // A started game whose turn timer (15 s) only the sweeper will see run out.
+    let (game, host) = stack.app.create("yut", json!({"turnSeconds": 15}), 5).await;
+    stack.app.join(&game, "b").await;
+    let started = stack
+        .app
+        .act_ok(&game, &host, json!({"type": "start"}))
+        .await;
+    let version = started["version"].as_u64().unwrap();
+
+    // One environment advances the clock by a minute: past the 45 s presence window.
+    stack.app.advance_clock(60_000).await;
+    for view in read_from_every_environment(&stack, &lobby).await {
+        assert!(
+            view["players"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|p| p["connected"] == false),
+            "every environment reads the advanced clock: {}",
+            view["players"]
+        );
+    }
+    // The sweeper reads it too: the overdue turn fires with nobody polling.
+    let report = stack.sweep().await;
+    assert!(
+        report["timeoutsFired"].as_u64().unwrap() >= 1,
+        "the sweeper fired the overdue turn: {report}"
+    );
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let stored = stack.store.load(&game, now + 60_000).await.unwrap();
+    assert!(stored.version > version);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_madang_dev_there_is_no_dev_clock_and_no_seed() {
+    let config = StackConfig {
+        dev: false,
+        api_environments: 1,
+        ..StackConfig::default()
+    };
+    let stack = stack("l-prod", config).await;
+    let r = stack
+        .app
+        .post("/dev/clock", None, json!({"advanceMs": 1000}))
+        .await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    let r = stack
+        .app
+        .post(
+            "/rooms",
+            None,
+            json!({"game": "yut", "name": "a", "seed": 1}),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert!(
+        stack.store.clock_offset().await.unwrap() == Some(0),
+        "nothing wrote a clock item"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn events_carry_base64_bodies_query_strings_and_unmatched_routes_like_api_gateway() {
+    let stack = stack(
+        "l-events",
+        StackConfig {
+            api_environments: 2,
+            ..StackConfig::default()
+        },
+    )
+    .await;
+    // A body of a non-text type arrives base64-encoded; the function takes the event apart and
+    // refuses the body as not JSON (415 problem+json), creating nothing.
+    let refused = stack
+        .app
+        .http
+        .post(format!("{}/rooms", stack.base()))
+        .header("content-type", "application/octet-stream")
+        .header("cookie", "a=1; b=2")
+        .body(r#"{"game":"yut","name":"철수"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert_eq!(
+        refused.headers()["content-type"],
+        "application/problem+json"
+    );
+    let problem: Value = refused.json().await.unwrap();
+    assert_eq!(problem["code"], "UNSUPPORTED_MEDIA_TYPE");
+    // A JSON body arrives as text, cookies joined into their own field.
+    let created = stack
+        .app
+        .http
+        .post(format!("{}/rooms", stack.base()))
+        .header("content-type", "application/json")
+        .header("cookie", "a=1; b=2")
+        .body(r#"{"game":"yut","name":"철수"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(created.status(), StatusCode::CREATED);
+    let created: Value = created.json().await.unwrap();
+    let room = created["roomId"].as_str().unwrap();
+    // A query string reaches the router as `rawQueryString`.
+    let r = stack
+        .app
+        .get(&format!("/rooms/{room}?since=0&wait=0"), None)
+        .await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.headers["etag"], "\"1\"");
+    let r = stack
+        .app
+        .get(&format!("/rooms/{room}?since=1&wait=0"), None)
+        .await;
+    assert_eq!(r.status, StatusCode::NOT_MODIFIED);
+    let r = stack
+        .app
+        .get(&format!("/rooms/{room}?wait=banana"), None)
+        .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert_eq!(r.headers["content-type"], "application/problem+json");
+    // Problem answers keep their Korean detail through the payload's JSON.
+    let r = stack.app.get("/rooms/nope", None).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert!(
+        r.body["detail"]
+            .as_str()
+            .unwrap()
+            .chars()
+            .any(|c| ('가'..='힣').contains(&c))
+    );
+    // `/` does not match `ANY /{proxy+}`: API Gateway answers it without the function (raw: the
+    // answer is API Gateway's, not one the OpenAPI document describes).
+    let r = stack
+        .app
+        .http
+        .get(format!("{}/", stack.base()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        r.json::<Value>().await.unwrap(),
+        json!({"message": "Not Found"})
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_say_when_to_poll_again_and_a_short_poll_304_needs_only_one_cheap_read() {
+    let stack = stack(
+        "l-poll",
+        StackConfig {
+            api_environments: 2,
+            ..StackConfig::default()
+        },
+    )
+    .await;
+    let (room, host) = stack.app.create("yut", json!({"turnSeconds": 30}), 4).await;
+    let guest = stack.app.join(&room, "손님").await;
+    let started = stack
+        .app
+        .act_ok(&room, &host, json!({"type": "start"}))
+        .await;
+    let view = &started["room"];
+    let mover = view["state"]["currentPlayer"].as_str().unwrap();
+    let (on_turn, waiting) = if mover == host.id {
+        (&host, &guest)
+    } else {
+        (&guest, &host)
+    };
+    let version = view["version"].as_u64().unwrap();
+    let poll = |who: &madang_tests::Player| {
+        stack
+            .app
+            .http
+            .get(format!("{}/rooms/{room}", stack.base()))
+            .bearer_auth(&who.token)
+            .header("if-none-match", format!("\"{version}\""))
+            .send()
+    };
+    // The player waiting for the other's move polls every second; the one on turn less often.
+    let r = poll(waiting).await.unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_MODIFIED);
+    assert_eq!(r.headers()["retry-after"], "1");
+    let r = poll(on_turn).await.unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_MODIFIED);
+    assert_eq!(r.headers()["retry-after"], "3");
+    let full = stack.app.room(&room, Some(waiting)).await;
+    assert_eq!(full["pollAfterMs"], 1000);
+    // A finished room is polled rarely.
+    for who in [&host, &guest] {
+        if stack.app.room(&room, None).await["status"] != "finished" {
+            stack
+                .app
+                .act_ok(&room, who, json!({"type": "CONCEDE"}))
+                .await;
+        }
+    }
+    let end = stack.app.get(&format!("/rooms/{room}"), None).await;
+    assert_eq!(end.body["status"], "finished", "{:?}", end.body);
+    assert_eq!(end.headers["retry-after"], "60");
+}
