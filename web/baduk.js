@@ -14,26 +14,6 @@ const STARS = {
 const COLOR_KO = { black: '흑', white: '백' };
 const other = (c) => (c === 'black' ? 'white' : 'black');
 
-/**
- * The state in the spec's §8.1 names. Until the served views carry those names (the `contract`
- * branch renames them), the older ones are read into the same shape here, and only here.
- */
-function spec(st) {
-  const size = st.size;
-  const idx = (p) => (typeof p === 'number' ? p : p.y * size + p.x);
-  const marks = st.scoringMarks ?? (st.scoring
-    ? { ...st.scoring, dead: st.scoring.dead.map(idx), seki: st.scoring.seki.map(idx) }
-    : null);
-  return {
-    ...st,
-    scoringMarks: marks,
-    undo: st.undo ?? { usedBy: st.undoUsed ?? {}, pending: st.pendingUndo ?? null },
-    draw: st.draw ?? { pendingBy: st.pendingDraw ?? null, lastOfferMove: {} },
-    koPoint: st.koPoint ?? null,
-    options: st.options ?? {},
-  };
-}
-
 /** Why a point the server lists as illegal is illegal: 패, 자충 or 동형반복. */
 function whyIllegal(st, x, y) {
   const n = st.size;
@@ -283,7 +263,7 @@ export function badukScreen(act, client) {
           : scoring ? '계가: 사석을 확인하고 동의하세요' : myTurn ? '내 차례예요' : `${COLOR_KO[st.turn]} 차례` }),
         h('div', { class: 'notices' }, notices),
         score, buttons,
-        h('p', { class: 'meta', text: `덤 ${st.komi ?? st.options.komi ?? ''} · ${st.moves.length}수` }), sgf));
+        h('p', { class: 'meta', text: `덤 ${st.komi} · ${st.moves.length}수` }), sgf));
   }
 
   return {
@@ -291,7 +271,7 @@ export function badukScreen(act, client) {
     update(next) {
       const moved = !room || next.version !== room.version;
       room = next;
-      st = spec(next.state);
+      st = next.state;
       if (moved) { preview = null; bubble = null; }
       draw();
       clearInterval(tick);
