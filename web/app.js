@@ -1,7 +1,7 @@
 // The Madang web app: the lobby at `/`, a room at `/r/{roomId}` (the share link). It talks to
 // the API only through the client library the server serves at `/client/madang.js`.
 import { MadangClient, MadangError } from '/client/madang.js';
-import { h, seats, showError, syncClock, toast } from './ui.js';
+import { commitmentLine, h, seats, showError, syncClock, toast } from './ui.js';
 import { createForm, roomLobby, joinForm } from './lobby.js';
 import { yutScreen } from './yut.js';
 import { badukScreen } from './baduk.js';
@@ -110,6 +110,7 @@ function roomHeader(room, session) {
       }),
     ),
     h('p', { class: 'rules-line', text: room.ruleSummary }),
+    commitmentLine(room),
     session.token ? null : null,
   );
 }

@@ -3,7 +3,7 @@
 // undo / draw / resign with their consent flows, illegal points explained on tap, the scoring
 // phase (dead stones translucent with ×, territory marks, the live count, agree and resume),
 // the SGF download, and spectators without buttons.
-import { ask, clock, h, s, serverNow, toast } from './ui.js';
+import { ask, clock, h, revealBox, s, serverNow, toast } from './ui.js';
 
 const COLS = 'ABCDEFGHJKLMNOPQRST';
 const STARS = {
@@ -13,26 +13,6 @@ const STARS = {
 };
 const COLOR_KO = { black: '흑', white: '백' };
 const other = (c) => (c === 'black' ? 'white' : 'black');
-
-/**
- * The state in the spec's §8.1 names. Until the served views carry those names (the `contract`
- * branch renames them), the older ones are read into the same shape here, and only here.
- */
-function spec(st) {
-  const size = st.size;
-  const idx = (p) => (typeof p === 'number' ? p : p.y * size + p.x);
-  const marks = st.scoringMarks ?? (st.scoring
-    ? { ...st.scoring, dead: st.scoring.dead.map(idx), seki: st.scoring.seki.map(idx) }
-    : null);
-  return {
-    ...st,
-    scoringMarks: marks,
-    undo: st.undo ?? { usedBy: st.undoUsed ?? {}, pending: st.pendingUndo ?? null },
-    draw: st.draw ?? { pendingBy: st.pendingDraw ?? null, lastOfferMove: {} },
-    koPoint: st.koPoint ?? null,
-    options: st.options ?? {},
-  };
-}
 
 /** Why a point the server lists as illegal is illegal: 패, 자충 or 동형반복. */
 function whyIllegal(st, x, y) {
@@ -272,6 +252,7 @@ export function badukScreen(act, client) {
     const result = room.status === 'finished' && room.result ? h('section', { class: 'card result', testid: 'result' },
       h('h2', { text: room.result.summaryKo ?? '대국 끝' }),
       room.result.score ? h('p', { text: `흑 ${room.result.score.black.total} : 백 ${room.result.score.white.total}` }) : null,
+      revealBox(room),
       h('a', { href: '/', class: 'button secondary', text: '새 방 만들기' })) : null;
     const sgf = h('a', { class: 'button secondary small', testid: 'sgf', href: `/rooms/${encodeURIComponent(room.roomId)}/sgf`, download: `madang-${room.roomId}.sgf`, text: '기보 받기(SGF)' });
     const top = color === 'black' ? 'white' : 'black';
@@ -283,7 +264,7 @@ export function badukScreen(act, client) {
           : scoring ? '계가: 사석을 확인하고 동의하세요' : myTurn ? '내 차례예요' : `${COLOR_KO[st.turn]} 차례` }),
         h('div', { class: 'notices' }, notices),
         score, buttons,
-        h('p', { class: 'meta', text: `덤 ${st.komi ?? st.options.komi ?? ''} · ${st.moves.length}수` }), sgf));
+        h('p', { class: 'meta', text: `덤 ${st.komi} · ${st.moves.length}수` }), sgf));
   }
 
   return {
@@ -291,7 +272,7 @@ export function badukScreen(act, client) {
     update(next) {
       const moved = !room || next.version !== room.version;
       room = next;
-      st = spec(next.state);
+      st = next.state;
       if (moved) { preview = null; bubble = null; }
       draw();
       clearInterval(tick);

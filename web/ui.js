@@ -106,3 +106,44 @@ export function clock(ms) {
 export function showError(error) {
   toast(error?.detail || error?.message || '문제가 생겼어요.', 'error');
 }
+
+/** Lowercase hex of the SHA-256 of `hex`'s bytes, or null where Web Crypto is missing. */
+async function sha256Hex(hex) {
+  if (!globalThis.crypto?.subtle) return null;
+  const bytes = new Uint8Array(hex.match(/../g).map((b) => parseInt(b, 16)));
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  return [...digest].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * The room's `rngCommitment`, small: shown from the start so players can later check that the
+ * seed the result reveals is the one fixed before the first throw (docs/audit.md).
+ */
+export function commitmentLine(room) {
+  if (!room.rngCommitment) return null;
+  return h('p', { class: 'rng-line', testid: 'rng-commitment', title: room.rngCommitment },
+    '공정성 확인값 ', h('code', { text: `${room.rngCommitment.slice(0, 16)}…` }));
+}
+
+/**
+ * The result's `rngReveal`: seed and salt, and whether SHA-256(seed ‖ salt) is the commitment
+ * the room showed — checked here in the browser, not taken on the server's word.
+ */
+export function revealBox(room) {
+  const rv = room.result?.rngReveal;
+  if (!rv) return null;
+  const verdict = h('span', { class: 'rng-verdict', testid: 'rng-verdict', text: '확인 중…' });
+  sha256Hex(rv.seed + rv.salt).then((d) => {
+    if (d == null) verdict.textContent = '이 브라우저에서는 확인할 수 없어요';
+    else if (d === room.rngCommitment) { verdict.textContent = '✔ 처음 공개한 확인값과 일치해요'; verdict.dataset.ok = 'true'; }
+    else { verdict.textContent = '✘ 확인값과 다릅니다'; verdict.dataset.ok = 'false'; }
+  }).catch(() => { verdict.textContent = '확인하지 못했어요'; });
+  return h('details', { class: 'rng-reveal', testid: 'rng-reveal' },
+    h('summary', {}, '공정성 확인 ', verdict),
+    h('p', { class: 'hint', text: 'SHA-256(시드 ‖ 솔트)가 대국 전부터 보인 확인값과 같으면, 결과는 미리 정해진 난수대로 나온 것이에요.' }),
+    h('dl', {},
+      h('dt', { text: '확인값' }), h('dd', {}, h('code', { text: room.rngCommitment ?? '' })),
+      h('dt', { text: '시드' }), h('dd', {}, h('code', { text: rv.seed })),
+      h('dt', { text: '솔트' }), h('dd', {}, h('code', { text: rv.salt })),
+      h('dt', { text: '사용한 난수' }), h('dd', { text: `${rv.words}개(32비트)` })));
+}

@@ -2,7 +2,7 @@
 // shape and stack counts, the pending results, the throw button and the four sticks, legal
 // destinations with result names, badges and path, the choice between moves to one spot,
 // timers, auto play / bot / away states, team recommendations and the result.
-import { ask, clock, h, s, serverNow } from './ui.js';
+import { ask, clock, h, revealBox, s, serverNow } from './ui.js';
 
 const RESULT = {
   do: ['도', 1], gae: ['개', 2], geol: ['걸', 3], yut: ['윷', 4], mo: ['모', 5], backdo: ['빽도', -1],
@@ -164,6 +164,17 @@ export function yutScreen(act) {
         }
       }
     }
+    // `state.hint` (options.hints): the move a timeout would play, faint under the pieces.
+    if (myTurn && st.hint) {
+      if (XY[st.hint.from]) {
+        const [x, y] = XY[st.hint.from];
+        board.append(s('circle', { cx: x, cy: y, r: 7.4, class: 'hint-from' }));
+      }
+      if (XY[st.hint.to]) {
+        const [x, y] = XY[st.hint.to];
+        board.append(s('circle', { cx: x, cy: y, r: 7.4, class: 'hint-spot', testid: 'yut-hint', 'data-node': st.hint.to }));
+      }
+    }
     for (const [node, o] of occupant) {
       const [x, y] = XY[node];
       board.append(token(o.side, x, y, BIG.has(node) ? 4.6 : 3.8, o.count));
@@ -277,6 +288,7 @@ export function yutScreen(act) {
         h('b', { text: r.rank != null ? `${r.rank}등` : '—' }), ' ',
         st.sides[r.side]?.name ?? r.players.map((id) => room.players.find((p) => p.id === id)?.name).join(', '),
         ` · 남 ${r.finishedPieces}개`))),
+      revealBox(room),
       h('a', { href: '/', class: 'button secondary', text: '새 방 만들기' })) : null;
 
     const concede = !over && me && !room.players.find((p) => p.id === me)?.left

@@ -85,6 +85,9 @@ test('a 9×9 바둑 game through scoring and agreement, with a spectator and a r
     await p.getByTestId('result').waitFor();
   }
   assert.match(await spectator.getByTestId('result').innerText(), /흑 3집 반 승/);
+  // The nigiri's commitment, shown from the lobby on, checked in the browser against the reveal.
+  assert.match(await spectator.getByTestId('rng-commitment').getAttribute('title'), /^[0-9a-f]{64}$/);
+  await spectator.locator('[data-testid="rng-verdict"][data-ok="true"]').waitFor();
   const sgf = await black.getByTestId('sgf').getAttribute('href');
   const record = await (await fetch(server.base + sgf)).text();
   assert.match(record, /RE\[B\+3\.5\]/);

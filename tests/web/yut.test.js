@@ -18,6 +18,9 @@ after(async () => {
   await server?.stop();
 });
 
+/** Moves on which the page showed `state.hint` (each checked to be one of the legal moves). */
+let hintsSeen = 0;
+
 /** Plays one action on `page` if it is that player's turn; returns whether it did. */
 async function playIfMyTurn(page) {
   const throwButton = page.getByTestId('throw');
@@ -27,6 +30,13 @@ async function playIfMyTurn(page) {
   } else {
     const dests = page.getByTestId('yut-dest');
     if ((await dests.count()) === 0) return false;
+    const hint = page.getByTestId('yut-hint');
+    if (await hint.count()) {
+      const node = await hint.getAttribute('data-node');
+      const legal = await dests.evaluateAll((els) => els.map((e) => e.dataset.node));
+      assert.ok(legal.includes(node), `the hint (${node}) is a legal destination (${legal})`);
+      hintsSeen++;
+    }
     await dests.first().click();
     const choice = page.getByTestId('yut-choice');
     if (await choice.count()) await choice.first().click();
@@ -49,7 +59,7 @@ test('a 4-player team 윷놀이 game under the rules-page preset, through the UI
   await host.getByTestId('option-mode').waitFor();
   await shots(host, 'lobby');
   const link = await createRoom(host, server.base, {
-    game: 'yut', name: '청1', seed: 7, preset: 'rulesPage', options: { mode: 'team' },
+    game: 'yut', name: '청1', seed: 7, preset: 'rulesPage', options: { mode: 'team', hints: true },
   });
   assert.match(link, /\/r\/[\w-]+$/);
   const names = ['홍1', '청2', '홍2'];
@@ -91,6 +101,12 @@ test('a 4-player team 윷놀이 game under the rules-page preset, through the UI
   }
   const summary = await host.getByTestId('result').innerText();
   assert.match(summary, /승리/);
+  assert.ok(hintsSeen > 0, 'with hints on, the board showed the hint');
+  // The commitment shown since the lobby is the one the result's reveal hashes to.
+  const commitment = await host.getByTestId('rng-commitment').getAttribute('title');
+  assert.match(commitment, /^[0-9a-f]{64}$/);
+  await host.locator('[data-testid="rng-verdict"][data-ok="true"]').waitFor();
+  assert.match(await host.getByTestId('rng-reveal').textContent(), new RegExp(commitment));
   await shots(guests[0], 'yut-result');
   for (const page of [...pages, spectator]) assert.deepEqual(page.errors, [], 'no page errors');
 });

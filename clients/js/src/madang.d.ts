@@ -5,10 +5,14 @@ import type { components } from './openapi.js';
 
 type Schemas = components['schemas'];
 
-/** A room as the server shows it to one caller (`GET /rooms/{id}`). */
-export type Room = Schemas['Room'];
+/** A 윷놀이 room as the server shows it to one caller. */
+export type YutRoom = Schemas['YutRoom'];
+/** A 바둑 room as the server shows it to one caller. */
+export type BadukRoom = Schemas['BadukRoom'];
+/** A room as the server shows it to one caller (`GET /rooms/{id}`); `game` tells which. */
+export type Room = YutRoom | BadukRoom;
 /** The answer of creating or joining a room: the seat's id and token (shown once). */
-export type Seated = Schemas['Seated'];
+export type Seated = Schemas['YutSeated'] | Schemas['BadukSeated'];
 /** `POST /rooms` body. */
 export type CreateRoom = Schemas['CreateRoom'];
 /** An action (lobby or game), `{type, …}`. */
@@ -18,7 +22,7 @@ export type GameSchema = Schemas['GameSchema'];
 /** An RFC 9457 problem with the stable `code`. */
 export type Problem = Schemas['Problem'];
 /** The answer of an action, with what the client learnt from the headers. */
-export type Acted = Schemas['Acted'] & {
+export type Acted = (Schemas['YutActed'] | Schemas['BadukActed']) & {
   /** The server replayed the first answer to this Idempotency-Key (`Idempotent-Replayed`). */
   replayed: boolean;
   /** The Idempotency-Key the action was sent with. */
@@ -127,7 +131,7 @@ export declare class MadangClient {
   watch(roomId: string, options?: WatchOptions): Watch;
   /** From a `Seated` answer, or `{roomId}` alone for a spectator. */
   session(seat: {
-    roomId?: string;
+    roomId?: string | null;
     token?: string | null;
     playerId?: string | null;
     room?: Room | null;

@@ -33,13 +33,57 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Seated"];
+                        "application/json": components["schemas"]["YutSeated"] | components["schemas"]["BadukSeated"];
                     };
                 };
-                400: components["responses"]["Problem"];
-                413: components["responses"]["Problem"];
-                422: components["responses"]["Problem"];
-                503: components["responses"]["Problem"];
+                /** @description Malformed request (MALFORMED, BAD_ACTION) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "MALFORMED" | "BAD_ACTION";
+                        };
+                    };
+                };
+                /** @description Body over 16 KiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Refused by validation, the lobby or the game's rules */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY";
+                        };
+                    };
+                };
+                /** @description The store is busy; retry (Retry-After) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "STORE_UNAVAILABLE";
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -61,7 +105,7 @@ export interface paths {
                 query?: {
                     /** @description Answer when the version is greater than this */
                     since?: number;
-                    /** @description Seconds to wait for a newer version (capped at 25; 20 on Lambda) */
+                    /** @description Seconds to wait for a newer version (at most 25; the server may cap it lower, 20 on Lambda) */
                     wait?: number;
                 };
                 header?: {
@@ -82,7 +126,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Room"];
+                        "application/json": components["schemas"]["YutRoom"] | components["schemas"]["BadukRoom"];
                     };
                 };
                 /** @description Nothing newer than `since` / If-None-Match */
@@ -92,10 +136,54 @@ export interface paths {
                     };
                     content?: never;
                 };
-                400: components["responses"]["Problem"];
-                401: components["responses"]["Problem"];
-                404: components["responses"]["Problem"];
-                503: components["responses"]["Problem"];
+                /** @description Malformed request (MALFORMED, BAD_ACTION) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "MALFORMED" | "BAD_ACTION";
+                        };
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description No such room (or nothing of the kind) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE";
+                        };
+                    };
+                };
+                /** @description The store is busy; retry (Retry-After) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "STORE_UNAVAILABLE";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -127,9 +215,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        name: string;
-                    };
+                    "application/json": components["schemas"]["JoinRoom"];
                 };
             };
             responses: {
@@ -139,14 +225,81 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Seated"];
+                        "application/json": components["schemas"]["YutSeated"] | components["schemas"]["BadukSeated"];
                     };
                 };
-                400: components["responses"]["Problem"];
-                404: components["responses"]["Problem"];
-                409: components["responses"]["Problem"];
-                413: components["responses"]["Problem"];
-                422: components["responses"]["Problem"];
+                /** @description Malformed request (MALFORMED, BAD_ACTION) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "MALFORMED" | "BAD_ACTION";
+                        };
+                    };
+                };
+                /** @description No such room (or nothing of the kind) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE";
+                        };
+                    };
+                };
+                /** @description `expectedVersion` is stale: `room` is the current room */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "VERSION_CONFLICT";
+                        };
+                    };
+                };
+                /** @description Body over 16 KiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Refused by validation, the lobby or the game's rules */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY";
+                        };
+                    };
+                };
+                /** @description The store is busy; retry (Retry-After) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "STORE_UNAVAILABLE";
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -189,25 +342,105 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Acted"];
+                        "application/json": components["schemas"]["YutActed"] | components["schemas"]["BadukActed"];
                     };
                 };
-                400: components["responses"]["Problem"];
-                401: components["responses"]["Problem"];
-                403: components["responses"]["Problem"];
-                404: components["responses"]["Problem"];
-                /** @description expectedVersion is stale; `room` is the current room */
+                /** @description Malformed request (MALFORMED, BAD_ACTION) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "MALFORMED" | "BAD_ACTION";
+                        };
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Not allowed for this player */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "NOT_HOST" | "NOT_A_PLAYER";
+                        };
+                    };
+                };
+                /** @description No such room (or nothing of the kind) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE";
+                        };
+                    };
+                };
+                /** @description `expectedVersion` is stale: `room` is the current room */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/problem+json": components["schemas"]["Problem"];
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "VERSION_CONFLICT";
+                        };
                     };
                 };
-                413: components["responses"]["Problem"];
-                422: components["responses"]["Problem"];
-                503: components["responses"]["Problem"];
+                /** @description Body over 16 KiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Refused by validation, the lobby or the game's rules */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY";
+                        };
+                    };
+                };
+                /** @description The store is busy; retry (Retry-After) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "STORE_UNAVAILABLE";
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -244,7 +477,30 @@ export interface paths {
                         "application/x-go-sgf": string;
                     };
                 };
-                404: components["responses"]["Problem"];
+                /** @description No such room (or nothing of the kind) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE";
+                        };
+                    };
+                };
+                /** @description The store is busy; retry (Retry-After) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "STORE_UNAVAILABLE";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -268,7 +524,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
-                    kind: "yut" | "baduk";
+                    kind: string;
                 };
                 cookie?: never;
             };
@@ -283,7 +539,18 @@ export interface paths {
                         "application/json": components["schemas"]["GameSchema"];
                     };
                 };
-                404: components["responses"]["Problem"];
+                /** @description No such room (or nothing of the kind) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE";
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -355,7 +622,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @constant */
-                            status?: "ok";
+                            status: "ok";
                         };
                     };
                 };
@@ -378,7 +645,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Test support (MADANG_DEV=1 only): move the server clock forward */
+        /** Test support (MADANG_DEV=1 only; 404 otherwise): move the server clock forward */
         post: {
             parameters: {
                 query?: never;
@@ -388,9 +655,7 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    "application/json": {
-                        advanceMs: number;
-                    };
+                    "application/json": components["schemas"]["DevClock"];
                 };
             };
             responses: {
@@ -401,13 +666,112 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            now?: number;
+                            now: number;
                         };
                     };
                 };
-                404: components["responses"]["Problem"];
+                /** @description Malformed request (MALFORMED, BAD_ACTION) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "MALFORMED" | "BAD_ACTION";
+                        };
+                    };
+                };
+                /** @description No such room (or nothing of the kind) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE";
+                        };
+                    };
+                };
+                /** @description Body over 16 KiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/r/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/client/madang.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -418,57 +782,1699 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        Problem: {
-            type: string;
-            title: string;
-            status: number;
-            /** @description Stable machine code, e.g. NOT_YOUR_TURN, SUPERKO, VERSION_CONFLICT, INVALID_OPTIONS */
-            code: string;
-            /** @description Korean message for players */
-            detail: string;
-            /** @description INVALID_OPTIONS: the offending option */
-            field?: string;
-            room?: components["schemas"]["Room"];
+        /** @description Something that happened while applying an action. */
+        BadukEvent: {
+            /** @constant */
+            type: "stonePlaced";
+            /** @description Who played. */
+            color: components["schemas"]["Color"];
+            /** @description Where. */
+            point: components["schemas"]["Point"];
+            /** @description The opponent stones removed. */
+            captured: components["schemas"]["Point"][];
+        } | {
+            /** @constant */
+            type: "captured";
+            /** @description The capturing side. */
+            by: components["schemas"]["Color"];
+            /** @description The stones removed. */
+            points: components["schemas"]["Point"][];
+        } | {
+            /** @constant */
+            type: "pass";
+            /** @description Who passed. */
+            color: components["schemas"]["Color"];
+        } | {
+            /** @constant */
+            type: "atari";
+            /** @description The side whose stones are in atari. */
+            color: components["schemas"]["Color"];
+            /** @description The stones in atari. */
+            stones: components["schemas"]["Point"][];
+        } | {
+            /** @constant */
+            type: "scoringStarted";
+            /** @description Suggested dead stones. */
+            dead: components["schemas"]["Point"][];
+            /** @description Suggested seki regions (representatives). */
+            seki: components["schemas"]["Point"][];
+        } | {
+            /** @constant */
+            type: "marksChanged";
+            /** @description Who changed them. */
+            by: components["schemas"]["Color"];
+            /** @description The dead stones now marked. */
+            dead: components["schemas"]["Point"][];
+            /** @description The seki regions now marked. */
+            seki: components["schemas"]["Point"][];
+        } | {
+            /** @constant */
+            type: "scoreAgreed";
+            /** @description Who agreed. */
+            color: components["schemas"]["Color"];
+        } | {
+            /** @constant */
+            type: "playResumed";
+            /** @description Who disputed. */
+            by: components["schemas"]["Color"];
+            /** @description Who moves now. */
+            turn: components["schemas"]["Color"];
+        } | {
+            /** @constant */
+            type: "undoRequested";
+            /** @description The requester. */
+            by: components["schemas"]["Color"];
+            /**
+             * Format: uint8
+             * @description How many moves would be taken back.
+             */
+            plies: number;
+        } | {
+            /** @constant */
+            type: "undoAccepted";
+            /** @description The requester. */
+            by: components["schemas"]["Color"];
+            /**
+             * Format: uint8
+             * @description How many moves were taken back.
+             */
+            plies: number;
+        } | {
+            /** @constant */
+            type: "undoDeclined";
+            /** @description The requester. */
+            by: components["schemas"]["Color"];
+            /** @description Whether a move declined it. */
+            auto: boolean;
+        } | {
+            /** @constant */
+            type: "drawOffered";
+            /** @description Who offered. */
+            by: components["schemas"]["Color"];
+        } | {
+            /** @constant */
+            type: "drawDeclined";
+            /** @description Who had offered. */
+            by: components["schemas"]["Color"];
+            /** @description Whether a move declined it. */
+            auto: boolean;
+        } | {
+            /** @constant */
+            type: "offerCancelled";
+            /** @description Who withdrew. */
+            by: components["schemas"]["Color"];
+        } | {
+            /** @constant */
+            type: "gameEnded";
+            /** @description The result. */
+            result: components["schemas"]["BadukResult"];
         };
-        CreateRoom: {
-            /** @enum {unknown} */
-            game: "yut" | "baduk";
+        /** @description Where a room is in its life. */
+        Status: "lobby" | "playing" | "finished";
+        /** @description A player's id within a room: an opaque short string chosen by the room layer. */
+        PlayerId: string;
+        /** @description The options as sent: every key optional, unknown keys refused. */
+        YutOptions: {
+            ruleset: components["schemas"]["Ruleset"] | null;
+            mode: components["schemas"]["Mode"] | null;
+            playerLimits: components["schemas"]["PlayerLimits"] | null;
+            /** Format: uint8 */
+            pieces: number | null;
+            stickModel: components["schemas"]["StickModel"] | null;
+            backdo: boolean | null;
+            backdoFromDo: components["schemas"]["BackdoFromDo"] | null;
+            finishRule: components["schemas"]["FinishRule"] | null;
+            /** Format: uint8 */
+            nakPercent: number | null;
+            backdoCaptureBonus: boolean | null;
+            captureBonusOnYutMo: boolean | null;
+            ranking: components["schemas"]["Ranking"] | null;
+            /**
+             * Format: uint16
+             * @default null
+             */
+            turnSeconds: number | null;
+            /**
+             * Format: uint16
+             * @default null
+             */
+            turnCapSeconds: number | null;
+            timeoutPolicy: components["schemas"]["TimeoutPolicy"] | null;
+            /**
+             * Format: uint8
+             * @default null
+             */
+            idleTurnsToAuto: number | null;
+            endMode: components["schemas"]["EndMode"] | null;
+            onLeave: components["schemas"]["OnLeave"] | null;
+            hints: boolean | null;
+        };
+        /** @description Which set of rules the other options start from (ruling Y16). */
+        Ruleset: "yutMd" | "rulesPage";
+        /** @description 개인전 or 팀전. */
+        Mode: "individual" | "team";
+        /** @description How many people can play. */
+        PlayerLimits: "yutMd" | "rulesPage";
+        /** @description How likely one stick is to land flat side (배) up. */
+        StickModel: "realistic" | "fair";
+        /** @description What 빽도 does to a piece on 도 (spot 1), which has nowhere behind it on the board. */
+        BackdoFromDo: "chammeogi" | "finish" | "home";
+        /** @description When a lapped piece finishes. */
+        FinishRule: "pass" | "reach";
+        /** @description How the sides that did not win are ranked in an individual game. */
+        Ranking: "first" | "all" | "none";
+        /** @description How the system picks a move when it plays for someone (timeout, auto play, bot). */
+        TimeoutPolicy: "yutMd" | "rulesPage";
+        /** @description How the game ends. */
+        EndMode: "finish" | "timed";
+        /** @description What happens to the seat of a player who leaves a running game. */
+        OnLeave: "concede" | "bot";
+        /** @description One seated player as everyone sees them (no token hash, ever). */
+        PlayerView: {
+            /** @description Room-scoped id. */
+            id: components["schemas"]["PlayerId"];
+            /** @description Display name. */
             name: string;
-            /** @description The game's options (spec §2); missing fields take defaults */
-            options?: Record<string, unknown>;
-            /** @description MADANG_DEV=1 only */
-            seed?: number;
+            /**
+             * Format: uint
+             * @description Seat number.
+             */
+            seat: number;
+            /**
+             * Format: uint8
+             * @description Team (seat parity in team games), or `null`.
+             */
+            team: number | null;
+            /** @description Whether they were seen within the presence window. */
+            connected: boolean;
+            /** @description Whether they left a running game. */
+            left: boolean;
+            /** @description Whether a bot plays their seat (they left and the game handed it over). */
+            bot: boolean;
         };
-        Seated: {
-            roomId?: string;
+        /** @description The game as a viewer sees it (JSON, camelCase, field names of the spec's State). */
+        YutView: {
+            /** @description The options in force. */
+            options: components["schemas"]["YutOptions"];
+            /** @description Players in seat order. */
+            players: components["schemas"]["PlayerId"][];
+            /** @description Each player's side. */
+            sideOf: {
+                [key: string]: number;
+            };
+            /** @description The sides, ordered by side id. */
+            sides: components["schemas"]["SideView"][];
+            /** @description Players in turn order; `turnOrder[turnIndex]` is to move. */
+            turnOrder: components["schemas"]["PlayerId"][];
+            /**
+             * Format: uint
+             * @description Index of the player to move in `turnOrder`.
+             */
+            turnIndex: number;
+            /** @description The player to move, `null` once the game is over. */
+            currentPlayer: components["schemas"]["PlayerId"] | null;
+            /** @description `throw`, `move` or `finished`. */
+            phase: components["schemas"]["YutPhase"];
+            /**
+             * Format: uint8
+             * @description Throws still owed this turn.
+             */
+            throwsOwed: number;
+            /** @description Results waiting to be used, in the order thrown. */
+            pending: components["schemas"]["Throw"][];
+            /** @description The latest throw, for the stick animation. */
+            lastThrow: components["schemas"]["LastThrow"] | null;
+            /**
+             * Format: uint64
+             * @description The room's version: every accepted change bumps it by one (§8.1 `turnSeq`; 0 outside a
+             *     room, where nothing counts the changes).
+             */
+            turnSeq: number;
+            /**
+             * Format: uint64
+             * @description When the awaited action times out (epoch ms), `null` without a limit.
+             */
+            deadlineAt: number | null;
+            /**
+             * @description The last public events, oldest first, at most [`LOG_LEN`] (§8.1 `log`; a teammate's
+             *     `recommended` is never in it).
+             */
+            log: components["schemas"]["YutEvent"][];
+            /** @description Whether each player is marked away (ruling Y15). */
+            away: {
+                [key: string]: boolean;
+            };
+            /** @description Whether each player conceded. */
+            conceded: {
+                [key: string]: boolean;
+            };
+            /**
+             * @description Who plays each seat: `player`, `auto` (auto play until `TAKE_CONTROL`) or `bot` (the
+             *     player left).
+             */
+            control: {
+                [key: string]: components["schemas"]["Control"];
+            };
+            /**
+             * Format: uint64
+             * @description When the current turn began (epoch ms).
+             */
+            turnStartedAt: number;
+            /**
+             * Format: uint64
+             * @description `endMode: timed`: when the round in progress becomes the last (epoch ms), else `null`.
+             */
+            timeUpAt: number | null;
+            /**
+             * @description Teammates' recommended moves for the player to move. Only members of the team on turn
+             *     see them; for everyone else (the other team, spectators) the list is always empty.
+             */
+            recommendations: components["schemas"]["RecommendationView"][];
+            /**
+             * @description The moves open to the viewer, present only when the viewer is the player to move (empty
+             *     while they must throw).
+             */
+            legalMoves?: components["schemas"]["LegalMove"][] | null;
+            /**
+             * @description `hints: true` only, and only for the player to move (absent for everyone else): the move
+             *     `timeoutPolicy` would play for them (`{throwIndex, from, to}`), `null` while they must
+             *     throw.
+             */
+            hint?: components["schemas"]["Hint"] | null;
+        };
+        /** @description One side as seen. */
+        SideView: {
+            /**
+             * Format: uint8
+             * @description The side id.
+             */
+            id: number;
+            /** @description 청팀 / 홍팀, or the player's id. */
+            name: string;
+            /** @description Its players, in seat order. */
+            members: components["schemas"]["PlayerId"][];
+            /** @description Its pieces' color (`red`, `blue`, `green`, `yellow`, `purple`, `orange`). */
+            color: string;
+            /** @description Its pieces' shape (`circle`, `triangle`, `square`, `star`, `diamond`, `heart`). */
+            shape: string;
+            /** @description Its pieces, by id. */
+            pieces: components["schemas"]["PieceView"][];
+            /**
+             * Format: uint8
+             * @description Its rank once finished.
+             */
+            finishedRank: number | null;
+            /** @description Whether it conceded. */
+            conceded: boolean;
+            /**
+             * Format: uint32
+             * @description The sum of its pieces' remaining distances (§6).
+             */
+            remainingDistance: number;
+        };
+        /** @description One piece as seen (the spec's `Piece`). */
+        PieceView: {
+            /**
+             * Format: uint8
+             * @description Its id within the side.
+             */
+            id: number;
+            /** @description Where it is, broadly. */
+            status: components["schemas"]["PieceStatus"];
+            /** @description Its spot when on the board. */
+            node: components["schemas"]["Node"] | null;
+            /** @description Whether it stands on 참먹이 having lapped (ruling Y2). */
+            lapped: boolean;
+            /** @description The spots passed since entering, for 빽도. */
+            trail: components["schemas"]["Node"][];
+        };
+        /** @description Whether a piece waits, stands on the board or has finished. */
+        PieceStatus: "home" | "board" | "done";
+        /** @description A spot of the board, 0–28 (yut.md §5.2). */
+        Node: number;
+        /** @description What the game waits for. */
+        YutPhase: "throw" | "move" | "finished";
+        /**
+         * @description A throw's result: how far it moves a piece and whether it earns another throw.
+         *
+         *     JSON: `"do" | "gae" | "geol" | "yut" | "mo" | "backdo"`.
+         */
+        Throw: "do" | "gae" | "geol" | "yut" | "mo" | "backdo";
+        /** @description The latest throw: four sticks and their result, or 낙 with no sticks (ruling Y7). */
+        LastThrow: {
+            /** @description Each stick, `true` = flat side up (index 0 marked); `null` for 낙. */
+            sticks: boolean[] | null;
+            /** @description `do` … `backdo`, or `nak`. */
+            result: string;
+        };
+        /**
+         * @description One thing that happened. JSON objects tagged by `type` with the spec's names and camelCase
+         *     fields, e.g. `{"type":"thrown","player":"p1","sticks":[true,false,true,true],"result":"geol"}`.
+         */
+        YutEvent: {
+            /** @constant */
+            type: "thrown";
+            /** @description Who threw. */
+            player: components["schemas"]["PlayerId"];
+            /** @description Each stick, `true` = flat side up; index 0 is the marked stick. */
+            sticks: boolean[];
+            /** @description What they read as. */
+            result: components["schemas"]["Throw"];
+        } | {
+            /** @constant */
+            type: "nak";
+            /** @description Who threw. */
+            player: components["schemas"]["PlayerId"];
+        } | {
+            /** @constant */
+            type: "moved";
+            /**
+             * Format: uint8
+             * @description Whose pieces.
+             */
+            side: number;
+            /** @description The result used. */
+            result: components["schemas"]["Throw"];
+            /** @description Where they stood (`"home"` when entering). */
+            from: components["schemas"]["Position"];
+            /** @description Where they stopped (`"goal"` when they finished). */
+            to: components["schemas"]["Position"];
+            /** @description Every spot stepped on, in order, ending with `to`. */
+            path: components["schemas"]["Position"][];
+            /**
+             * Format: uint8
+             * @description How many pieces moved.
+             */
+            count: number;
+        } | {
+            /** @constant */
+            type: "stacked";
+            /**
+             * Format: uint8
+             * @description Whose pieces.
+             */
+            side: number;
+            /** @description Where. */
+            at: components["schemas"]["Node"];
+            /**
+             * Format: uint8
+             * @description How many pieces the stack holds now.
+             */
+            count: number;
+        } | {
+            /** @constant */
+            type: "captured";
+            /**
+             * Format: uint8
+             * @description The capturing side.
+             */
+            side: number;
+            /**
+             * Format: uint8
+             * @description The side captured.
+             */
+            victimSide: number;
+            /** @description Where. */
+            at: components["schemas"]["Node"];
+            /**
+             * Format: uint8
+             * @description How many pieces went back.
+             */
+            count: number;
+        } | {
+            /** @constant */
+            type: "finishedPieces";
+            /**
+             * Format: uint8
+             * @description Whose pieces.
+             */
+            side: number;
+            /**
+             * Format: uint8
+             * @description How many finished with this move.
+             */
+            count: number;
+        } | {
+            /** @constant */
+            type: "bonusThrow";
+            /** @description Who throws. */
+            player: components["schemas"]["PlayerId"];
+        } | {
+            /** @constant */
+            type: "discarded";
+            /** @description The results discarded. */
+            throws: components["schemas"]["Throw"][];
+        } | {
+            /** @constant */
+            type: "turnChanged";
+            /** @description The player to move. */
+            player: components["schemas"]["PlayerId"];
+        } | {
+            /** @constant */
+            type: "sideFinished";
+            /**
+             * Format: uint8
+             * @description The side.
+             */
+            side: number;
+            /**
+             * Format: uint8
+             * @description Its rank.
+             */
+            rank: number;
+        } | {
+            /** @constant */
+            type: "conceded";
+            /** @description Who. */
+            player: components["schemas"]["PlayerId"];
+            /**
+             * Format: uint8
+             * @description Their side.
+             */
+            side: number;
+            /** @description Whether the side is now out (a team is out once all its members conceded). */
+            sideOut: boolean;
+        } | {
+            /** @constant */
+            type: "away";
+            /** @description Who. */
+            player: components["schemas"]["PlayerId"];
+            /** @description Whether they are away now. */
+            away: boolean;
+        } | {
+            /** @constant */
+            type: "recommended";
+            /** @description Who recommends it. */
+            player: components["schemas"]["PlayerId"];
+            /**
+             * Format: uint
+             * @description The pending result it uses.
+             */
+            throwIndex: number;
+            /** @description Where the piece or stack stands. */
+            from: components["schemas"]["Position"];
+            /** @description Where it would stop. */
+            to: components["schemas"]["Position"];
+        } | {
+            /** @constant */
+            type: "autoPlay";
+            /** @description Whose seat. */
+            player: components["schemas"]["PlayerId"];
+            /** @description Whether the system plays it now. */
+            auto: boolean;
+        } | {
+            /** @constant */
+            type: "replacedByBot";
+            /** @description Whose seat. */
+            player: components["schemas"]["PlayerId"];
+        } | {
+            /** @constant */
+            type: "timeUp";
+        } | {
+            /** @constant */
+            type: "gameOver";
+            /** @description The players ranked first. */
+            winners: components["schemas"]["PlayerId"][];
+        };
+        /** @description Where a piece is: a spot 0–28, `home` (waiting) or `goal` (finished). */
+        Position: number | ("home" | "goal");
+        /** @description Who plays a seat. */
+        Control: "player" | "auto" | "bot";
+        /** @description A teammate's recommended move, as the team on turn sees it. */
+        RecommendationView: {
+            /** @description Who recommends it. */
+            by: components["schemas"]["PlayerId"];
+            /**
+             * Format: uint8
+             * @description The pending result it uses.
+             */
+            throwIndex: number;
+            /** @description Where the piece or stack stands. */
+            from: components["schemas"]["Position"];
+            /** @description Where it would stop. */
+            to: components["schemas"]["Position"];
+        };
+        /**
+         * @description A move the player to move may make (the view's `legalMoves`, ruling Y13):
+         *     `{throwIndex, from, to, captures, finishes}`.
+         */
+        LegalMove: {
+            /**
+             * Format: uint
+             * @description Which pending result it uses.
+             */
+            throwIndex: number;
+            /** @description Where the piece or stack stands (`"home"` to enter). */
+            from: components["schemas"]["Position"];
+            /** @description Where it would stop (`"goal"` when it finishes). */
+            to: components["schemas"]["Position"];
+            /**
+             * Format: uint8
+             * @description How many opponent pieces it would capture.
+             */
+            captures: number;
+            /** @description Whether it finishes the pieces. */
+            finishes: boolean;
+        };
+        /**
+         * @description The move `timeoutPolicy` picks for the player to move: what a timeout, auto play or a bot
+         *     would play, and what `hints: true` shows that player as `state.hint` (yut.md §9).
+         *     JSON `{throwIndex, from, to}`, like a legal move.
+         */
+        Hint: {
+            /**
+             * Format: uint
+             * @description The pending result it uses.
+             */
+            throwIndex: number;
+            /** @description Where the piece or stack stands (`"home"` to enter). */
+            from: components["schemas"]["Position"];
+            /** @description Where it would stop (`"goal"` when it finishes). */
+            to: components["schemas"]["Position"];
+        };
+        /**
+         * @description The `result` object: the game's own result, and beside its fields `rngReveal`, the seed
+         *     and salt behind `rngCommitment` (the game is over, nothing more is drawn).
+         */
+        ResultView: {
+            /** @description Every side, best first. */
+            ranking: components["schemas"]["YutStanding"][];
+            /** @description The players ranked first. */
+            winners: components["schemas"]["PlayerId"][];
+            /** @description One Korean line for the result screen, e.g. "청팀 승리! (4개 모두 남)". */
+            summary: string;
+            /** @description Throw and capture counts. */
+            stats: components["schemas"]["Stats"];
+            /** @description Seed and salt of the room's generator. */
+            rngReveal: components["schemas"]["Reveal"];
+        };
+        /** @description One side's place in the ranking. */
+        YutStanding: {
+            /**
+             * Format: uint8
+             * @description 1 is best; ties share a rank and skip the next ones (1, 2, 2, 4: ruling Y12). `null`
+             *     for a side left unranked (`ranking: none` ranks only the winners).
+             */
+            rank: number | null;
+            /** @description The side's players, in seat order. */
+            players: components["schemas"]["PlayerId"][];
+            /**
+             * Format: uint8
+             * @description The side.
+             */
+            side: number;
+            /**
+             * Format: uint8
+             * @description Its finished pieces.
+             */
+            finishedPieces: number;
+            /**
+             * Format: uint32
+             * @description The sum of its pieces' remaining distances (§6).
+             */
+            remainingDistance: number;
+        };
+        /** @description The game's statistics (§8.6). */
+        Stats: {
+            /** @description Results thrown over the whole game. */
+            throws: components["schemas"]["ThrowCounts"];
+            /** @description Capturing moves per side (ruling Y14); JSON keys are side ids. */
+            captures: {
+                [key: string]: number;
+            };
+        };
+        /** @description How many times each result was thrown (JSON keys `do`, …, `backdo`, `nak`). */
+        ThrowCounts: {
+            /**
+             * Format: uint32
+             * @description 도.
+             */
+            do: number;
+            /**
+             * Format: uint32
+             * @description 개.
+             */
+            gae: number;
+            /**
+             * Format: uint32
+             * @description 걸.
+             */
+            geol: number;
+            /**
+             * Format: uint32
+             * @description 윷.
+             */
+            yut: number;
+            /**
+             * Format: uint32
+             * @description 모.
+             */
+            mo: number;
+            /**
+             * Format: uint32
+             * @description 빽도.
+             */
+            backdo: number;
+            /**
+             * Format: uint32
+             * @description 낙.
+             */
+            nak: number;
+        };
+        /**
+         * @description What the result of a finished game reveals (`result.rngReveal`): the generator's seed and the
+         *     commitment's salt, lowercase hex, and how far the game read the stream. SHA-256 of the 48
+         *     bytes `seed ‖ salt` is the `rngCommitment` the room showed from its creation on.
+         */
+        Reveal: {
+            /** @description The 32-byte ChaCha8 seed, 64 hex digits. */
+            seed: string;
+            /** @description The 16-byte salt, 32 hex digits. */
+            salt: string;
+            /**
+             * Format: uint64
+             * @description How many 32-bit words of the stream the game drew (so an auditor knows the log of
+             *     draws is complete: a left-out throw leaves words unaccounted for).
+             */
+            words: number;
+        };
+        /**
+         * @description The `room` object of the API: the same shape for every game; `state` and `result` are the
+         *     game's own view and result.
+         */
+        YutRoom: {
+            /** @description Room id. */
+            roomId: string;
+            /** @constant */
+            game: "yut";
+            /**
+             * Format: uint64
+             * @description The room's version (also the `ETag`).
+             */
+            version: number;
+            /** @description Lobby, playing or finished. */
+            status: components["schemas"]["Status"];
+            /** @description The host's id. */
+            hostId: components["schemas"]["PlayerId"];
+            /** @description The options in force. */
+            options: components["schemas"]["YutOptions"];
+            /** @description The options in one Korean line. */
+            ruleSummary: string;
+            /** @description Seated players. */
+            players: components["schemas"]["PlayerView"][];
+            /** @description The viewer's player id, or `null` for a spectator. */
+            you: components["schemas"]["PlayerId"] | null;
+            /**
+             * Format: uint64
+             * @description When the awaited action times out (the turn timer, or a disconnected player's grace
+             *     period), or `null`.
+             */
+            deadlineAt: number | null;
+            /**
+             * @description SHA-256 of the room's generator seed and salt (hex), the same from creation to the end:
+             *     the result of the finished game reveals both (`result.rngReveal`, `docs/audit.md`).
+             */
+            rngCommitment: string;
+            /** @description The game's view for this viewer (`null` in the lobby). */
+            state: components["schemas"]["YutView"] | null;
+            /** @description The game's result once finished. */
+            result: components["schemas"]["ResultView"] | null;
+        };
+        /** @description The options of a 바둑 room (§2). Missing fields take their defaults; unknown ones are refused. */
+        BadukOptions: {
+            /**
+             * Format: uint32
+             * @description Lines of the board: 9, 13 or 19.
+             * @default 19
+             */
+            boardSize: number;
+            /**
+             * @description Territory or area counting.
+             * @default territory
+             */
+            scoring: components["schemas"]["ScoringMethod"];
+            /**
+             * Format: double
+             * @description Points added to white, in 0.5 steps from −10 to 10; absent: 6.5 (territory) / 7.5 (area)
+             *     in an even game, 0.5 with handicap.
+             * @default null
+             */
+            komi: number | null;
+            /**
+             * Format: uint32
+             * @description Handicap stones: 0 or 2–9 (2–5 on 9 lines).
+             * @default 0
+             */
+            handicap: number;
+            /**
+             * @description Ko rule.
+             * @default positionalSuperko
+             */
+            koRule: components["schemas"]["KoRule"];
+            /**
+             * @description Who plays black.
+             * @default nigiri
+             */
+            colorAssignment: components["schemas"]["ColorAssignment"];
+            /**
+             * @description The clock.
+             * @default {
+             *       "kind": "byoyomi",
+             *       "mainSec": null,
+             *       "periodSec": 30,
+             *       "periods": 3,
+             *       "incSec": 10
+             *     }
+             */
+            timeControl: components["schemas"]["TimeControl"];
+            /**
+             * Format: uint32
+             * @description With `timeControl.kind = none`: seconds a player may stay idle, 300 or 600.
+             * @default 600
+             */
+            idleLimitSec: number;
+            /**
+             * @description Undo allowance per player.
+             * @default 3
+             */
+            undo: components["schemas"]["UndoAllowance"];
+            /**
+             * @description Whether draws may be offered.
+             * @default true
+             */
+            drawOffer: boolean;
+            /**
+             * @description Whether the player to move sees their chains in atari.
+             * @default true
+             */
+            atariWarning: boolean;
+            /**
+             * Format: uint32
+             * @description Seconds for the dead-stone agreement: 120, 180 or 300.
+             * @default 180
+             */
+            scoringDeadlineSec: number;
+            /**
+             * Format: uint32
+             * @description Seconds a disconnected player to act is waited for: 60, 120 or 300.
+             * @default 120
+             */
+            disconnectGraceSec: number;
+        };
+        /** @description How the game is counted (§6). */
+        ScoringMethod: "territory" | "area";
+        /** @description Which repetitions are forbidden (§5.3). */
+        KoRule: "positionalSuperko" | "korean";
+        /** @description Who takes black (§4.1). */
+        ColorAssignment: "nigiri" | "hostBlack" | "hostWhite";
+        /** @description `timeControl` (§2). */
+        TimeControl: {
+            /**
+             * @description The kind of clock.
+             * @default byoyomi
+             */
+            kind: components["schemas"]["ClockKind"];
+            /**
+             * Format: uint32
+             * @description Main time in seconds, 0–3600; absent: 180 / 600 / 1200 on 9 / 13 / 19 lines.
+             * @default null
+             */
+            mainSec: number | null;
+            /**
+             * Format: uint32
+             * @description One byoyomi period: 10, 20, 30 or 60 seconds.
+             * @default 30
+             */
+            periodSec: number;
+            /**
+             * Format: uint32
+             * @description Number of byoyomi periods, 1–5.
+             * @default 3
+             */
+            periods: number;
+            /**
+             * Format: uint32
+             * @description Fischer increment per move, 0–30 seconds.
+             * @default 10
+             */
+            incSec: number;
+        };
+        /** @description The kind of clock. */
+        ClockKind: "none" | "byoyomi" | "fischer";
+        /**
+         * @description Accepted undos per player: `off`, 1, 3 or `unlimited`.
+         * @enum {unknown}
+         */
+        UndoAllowance: "off" | 1 | 3 | "unlimited";
+        /**
+         * @description The view of a 바둑 game (§8.1 `BadukState` less `rng`, `positionHistory` and
+         *     `situationCounts`, §8.3), plus the additions documented on their fields.
+         */
+        BadukView: {
+            /** @description The options in force. */
+            options: components["schemas"]["BadukOptions"];
+            /**
+             * Format: uint8
+             * @description Lines of the board.
+             */
+            size: number;
+            /** @description `Cell[]`, index `y * size + x`: 0 empty, 1 black, 2 white. */
+            board: number[];
+            /** @description The players by colour. */
+            players: components["schemas"]["ByColor_PlayerId"];
+            /** @description The side to move. */
+            turn: components["schemas"]["Color"];
+            /** @description The phase. */
+            phase: components["schemas"]["BadukPhase"];
+            /** @description Stones captured during play by each side. */
+            captures: components["schemas"]["ByColor_uint32"];
+            /**
+             * Format: uint8
+             * @description Passes in a row.
+             */
+            consecutivePasses: number;
+            /** @description The game record, with the stones each move captured. */
+            moves: components["schemas"]["MoveRecord"][];
+            /** @description The point the side to move may not take at once (simple ko, B2), or `null`. */
+            koPoint: components["schemas"]["Point"] | null;
+            /** @description Marks, agreement and live count while scoring (and after a counted end), else `null`. */
+            scoringMarks: components["schemas"]["ScoringMarksView"] | null;
+            /** @description The clocks. */
+            clock: components["schemas"]["ClockView"];
+            /** @description Undo bookkeeping. */
+            undo: components["schemas"]["UndoView"];
+            /** @description Draw-offer bookkeeping. */
+            draw: components["schemas"]["DrawView"];
+            /** @description The result, once finished. */
+            result: components["schemas"]["BadukResult"] | null;
+            /**
+             * Format: double
+             * @description Addition: the komi in force (`options.komi` may be `null`, meaning the default for the
+             *     board and handicap).
+             */
+            komi: number;
+            /**
+             * Format: uint64
+             * @description Addition: when the next timeout fires (§8.5 `deadline`), if one is pending.
+             */
+            deadlineAt: number | null;
+            /**
+             * @description Addition, only for the player to move: points where a stone would be suicide, ko or
+             *     superko.
+             */
+            illegalPoints?: components["schemas"]["Point"][] | null;
+            /** @description Addition, only for the player to move (with `atariWarning`): their stones in atari. */
+            atariWarnings?: components["schemas"]["Point"][] | null;
+        };
+        /** @description One value per side, serialized as `{black, white}`. */
+        ByColor_PlayerId: {
+            /** @description Black's value. */
+            black: components["schemas"]["PlayerId"];
+            /** @description White's value. */
+            white: components["schemas"]["PlayerId"];
+        };
+        /** @description A side: 흑 (black, moves first in an even game) or 백 (white). */
+        Color: "black" | "white";
+        /** @description The phase of the game. */
+        BadukPhase: "playing" | "scoring" | "finished";
+        /** @description One value per side, serialized as `{black, white}`. */
+        ByColor_uint32: {
+            /**
+             * Format: uint32
+             * @description Black's value.
+             */
+            black: number;
+            /**
+             * Format: uint32
+             * @description White's value.
+             */
+            white: number;
+        };
+        /** @description One entry of the game record as views show it (§8.1 `moves`). */
+        MoveRecord: {
+            /** @constant */
+            kind: "place";
+            /** @description Who played. */
+            color: components["schemas"]["Color"];
+            /** @description Where. */
+            pt: components["schemas"]["Point"];
+            /** @description The stones it captured. */
+            captured: components["schemas"]["Point"][];
+        } | {
+            /** @constant */
+            kind: "pass";
+            /** @description Who passed. */
+            color: components["schemas"]["Color"];
+        };
+        /** @description An intersection of the board. `y = 0` is the top row, as in the views and in SGF. */
+        Point: {
+            /**
+             * Format: uint8
+             * @description Column, 0 = left (`A`).
+             */
+            x: number;
+            /**
+             * Format: uint8
+             * @description Row, 0 = top (the highest row number in the `D4` notation).
+             */
+            y: number;
+        };
+        /** @description The scoring marks as shown (§8.1 `scoringMarks`), with the live count. */
+        ScoringMarksView: {
+            /** @description Stones marked dead, as board indices (`y * size + x`), ascending. */
+            dead: number[];
+            /**
+             * @description Seki regions marked, each by its representative index: the smallest index of the empty
+             *     region once the stones marked dead are lifted.
+             */
+            seki: number[];
+            /** @description Who has agreed to the marks. */
+            agreed: components["schemas"]["ByColor_boolean"];
+            /**
+             * Format: uint64
+             * @description When the phase began.
+             */
+            startedAt: number;
+            /**
+             * @description Always `null` here: `resumePlay` returns to play at once (§5.5.5) and drops the marks,
+             *     so no resumption is ever waiting while marks are shown.
+             */
+            resumeRequestedBy: components["schemas"]["Color"] | null;
+            /** @description Addition: the count if the marks were agreed now (the live preview of §5.5.3). */
+            preview: components["schemas"]["Score"];
+        };
+        /** @description One value per side, serialized as `{black, white}`. */
+        ByColor_boolean: {
+            /** @description Black's value. */
+            black: boolean;
+            /** @description White's value. */
+            white: boolean;
+        };
+        /** @description A counted board (§6, §8.6 `score`). */
+        Score: {
+            /** @description The counting method. */
+            method: components["schemas"]["ScoringMethod"];
+            /** @description Black's points. */
+            black: components["schemas"]["BlackScore"];
+            /** @description White's points. */
+            white: components["schemas"]["WhiteScore"];
+            /**
+             * Format: double
+             * @description The winner's lead (0 on a tie).
+             */
+            margin: number;
+            /**
+             * @description Who each point belongs to: 0 nobody, 1 black, 2 white (dead stones count for the side
+             *     that surrounds them).
+             */
+            ownership: number[];
+        };
+        /** @description Black's side of a score (§8.6). */
+        BlackScore: {
+            /**
+             * Format: uint32
+             * @description Points of territory (`area`: including seki eyes).
+             */
+            territory: number;
+            /**
+             * Format: uint32
+             * @description Stones captured during play plus white stones marked dead.
+             */
+            captures: number;
+            /**
+             * Format: uint32
+             * @description Black stones left on the board after removing the dead.
+             */
+            stones: number;
+            /**
+             * Format: double
+             * @description The total by the chosen method.
+             */
+            total: number;
+        };
+        /** @description White's side of a score (§8.6). */
+        WhiteScore: {
+            /**
+             * Format: uint32
+             * @description Points of territory (`area`: including seki eyes).
+             */
+            territory: number;
+            /**
+             * Format: uint32
+             * @description Stones captured during play plus black stones marked dead.
+             */
+            captures: number;
+            /**
+             * Format: uint32
+             * @description White stones left on the board after removing the dead.
+             */
+            stones: number;
+            /**
+             * Format: double
+             * @description Komi.
+             */
+            komi: number;
+            /**
+             * Format: uint32
+             * @description Handicap compensation (B5).
+             */
+            handicapComp: number;
+            /**
+             * Format: double
+             * @description The total by the chosen method.
+             */
+            total: number;
+        };
+        /** @description The clock as shown (§8.1 `clock`). */
+        ClockView: {
+            /** @description Addition: the kind of clock (`options.timeControl.kind`). */
+            kind: components["schemas"]["ClockKind"];
+            /** @description Main time (Fischer: bank) left per side, as of the start of the current turn. */
+            mainMs: components["schemas"]["ByColor_uint64"];
+            /** @description Byoyomi periods left. */
+            periodsLeft: components["schemas"]["ByColor_uint8"];
+            /** @description Whether each side is in byoyomi. */
+            inByoyomi: components["schemas"]["ByColor_boolean"];
+            /**
+             * Format: uint64
+             * @description When the current turn began.
+             */
+            turnStartedAt: number;
+            /**
+             * Format: uint64
+             * @description Addition: one byoyomi period.
+             */
+            periodMs: number;
+        };
+        /** @description One value per side, serialized as `{black, white}`. */
+        ByColor_uint64: {
+            /**
+             * Format: uint64
+             * @description Black's value.
+             */
+            black: number;
+            /**
+             * Format: uint64
+             * @description White's value.
+             */
+            white: number;
+        };
+        /** @description One value per side, serialized as `{black, white}`. */
+        ByColor_uint8: {
+            /**
+             * Format: uint8
+             * @description Black's value.
+             */
+            black: number;
+            /**
+             * Format: uint8
+             * @description White's value.
+             */
+            white: number;
+        };
+        /** @description Undo bookkeeping as shown (§8.1 `undo`). */
+        UndoView: {
+            /** @description Accepted undos per side. */
+            usedBy: components["schemas"]["ByColor_uint16"];
+            /** @description The request waiting for an answer. */
+            pending: components["schemas"]["PendingUndo"] | null;
+        };
+        /** @description One value per side, serialized as `{black, white}`. */
+        ByColor_uint16: {
+            /**
+             * Format: uint16
+             * @description Black's value.
+             */
+            black: number;
+            /**
+             * Format: uint16
+             * @description White's value.
+             */
+            white: number;
+        };
+        /** @description A pending undo request as shown. */
+        PendingUndo: {
+            /** @description The requester. */
+            by: components["schemas"]["Color"];
+            /**
+             * Format: uint8
+             * @description How many moves it would take back (1 or 2).
+             */
+            plies: number;
+        };
+        /** @description Draw-offer bookkeeping as shown (§8.1 `draw`). */
+        DrawView: {
+            /** @description Who has an offer waiting. */
+            pendingBy: components["schemas"]["Color"] | null;
+            /**
+             * @description The move count at which each side's last offer was declined (it may offer again after
+             *     five own moves since); `null` while it has none declined.
+             */
+            lastOfferMove: components["schemas"]["ByColor_Nullable_uint16"];
+        };
+        /** @description One value per side, serialized as `{black, white}`. */
+        ByColor_Nullable_uint16: {
+            /**
+             * Format: uint16
+             * @description Black's value.
+             */
+            black: number | null;
+            /**
+             * Format: uint16
+             * @description White's value.
+             */
+            white: number | null;
+        };
+        /** @description The result of a finished game (§8.6). */
+        BadukResult: {
+            /** @description Black first, then white; both rank 1 on a draw. */
+            ranking: components["schemas"]["BadukRankEntry"][];
+            /** @description The winning side, `None` on a draw. */
+            winner: components["schemas"]["Color"] | null;
+            /** @description Why the game ended. */
+            reason: components["schemas"]["EndReason"];
+            /** @description The count, when the game was counted. */
+            score?: components["schemas"]["Score"] | null;
+            /** @description One Korean line: "흑 2집 반 승", "백 불계승", "흑 시간승", … */
+            summaryKo: string;
+        };
+        /** @description One player's place in the final ranking. */
+        BadukRankEntry: {
+            /** @description The player. */
+            playerId: components["schemas"]["PlayerId"];
+            /**
+             * Format: uint8
+             * @description 1 for the winner (both on a draw), 2 for the loser.
+             */
+            rank: number;
+        };
+        /** @description Why the game ended. */
+        EndReason: "score" | "jigo" | "resign" | "timeLoss" | "drawAgreed" | "repetition";
+        /**
+         * @description The `result` object: the game's own result, and beside its fields `rngReveal`, the seed
+         *     and salt behind `rngCommitment` (the game is over, nothing more is drawn).
+         */
+        ResultView2: {
+            /** @description Black first, then white; both rank 1 on a draw. */
+            ranking: components["schemas"]["BadukRankEntry"][];
+            /** @description The winning side, `None` on a draw. */
+            winner: components["schemas"]["Color"] | null;
+            /** @description Why the game ended. */
+            reason: components["schemas"]["EndReason"];
+            /** @description The count, when the game was counted. */
+            score?: components["schemas"]["Score"] | null;
+            /** @description One Korean line: "흑 2집 반 승", "백 불계승", "흑 시간승", … */
+            summaryKo: string;
+            /** @description Seed and salt of the room's generator. */
+            rngReveal: components["schemas"]["Reveal"];
+        };
+        /** @description The answer of `POST /rooms` and `POST /rooms/{id}/players`. */
+        YutSeated: {
+            /** @description The room's id (`POST /rooms` only). */
+            roomId?: string | null;
+            /** @description The new player's id. */
             playerId: string;
-            /** @description Shown once; send as Authorization: Bearer */
+            /** @description The bearer token, shown once. */
             token: string;
-            room: components["schemas"]["Room"];
+            /** @description The room as the new player sees it. */
+            room: components["schemas"]["YutRoom"];
         };
+        /** @description The answer of `POST /rooms` and `POST /rooms/{id}/players`. */
+        BadukSeated: {
+            /** @description The room's id (`POST /rooms` only). */
+            roomId?: string | null;
+            /** @description The new player's id. */
+            playerId: string;
+            /** @description The bearer token, shown once. */
+            token: string;
+            /** @description The room as the new player sees it. */
+            room: components["schemas"]["BadukRoom"];
+        };
+        /** @description The answer of `POST /rooms/{id}/actions`. */
+        YutActed: {
+            /**
+             * Format: uint64
+             * @description The room's version after the action.
+             */
+            version: number;
+            /**
+             * @description What happened, in order: overdue timeouts fired first, then the action's own
+             *     events, then what it made due at once (a bot's turn).
+             */
+            events: components["schemas"]["YutRoomEvent"][];
+            /** @description The room as the caller now sees it. */
+            room: components["schemas"]["YutRoom"];
+        };
+        /**
+         * @description The `room` object of the API: the same shape for every game; `state` and `result` are the
+         *     game's own view and result.
+         */
+        BadukRoom: {
+            /** @description Room id. */
+            roomId: string;
+            /** @constant */
+            game: "baduk";
+            /**
+             * Format: uint64
+             * @description The room's version (also the `ETag`).
+             */
+            version: number;
+            /** @description Lobby, playing or finished. */
+            status: components["schemas"]["Status"];
+            /** @description The host's id. */
+            hostId: components["schemas"]["PlayerId"];
+            /** @description The options in force. */
+            options: components["schemas"]["BadukOptions"];
+            /** @description The options in one Korean line. */
+            ruleSummary: string;
+            /** @description Seated players. */
+            players: components["schemas"]["PlayerView"][];
+            /** @description The viewer's player id, or `null` for a spectator. */
+            you: components["schemas"]["PlayerId"] | null;
+            /**
+             * Format: uint64
+             * @description When the awaited action times out (the turn timer, or a disconnected player's grace
+             *     period), or `null`.
+             */
+            deadlineAt: number | null;
+            /**
+             * @description SHA-256 of the room's generator seed and salt (hex), the same from creation to the end:
+             *     the result of the finished game reveals both (`result.rngReveal`, `docs/audit.md`).
+             */
+            rngCommitment: string;
+            /** @description The game's view for this viewer (`null` in the lobby). */
+            state: components["schemas"]["BadukView"] | null;
+            /** @description The game's result once finished. */
+            result: components["schemas"]["ResultView2"] | null;
+        };
+        /** @description Something that happened in the lobby, tagged by `type`. */
+        LobbyEvent: {
+            /** @constant */
+            type: "optionsChanged";
+        } | {
+            /** @constant */
+            type: "seatMoved";
+            /** @description Who moved. */
+            playerId: components["schemas"]["PlayerId"];
+            /**
+             * Format: uint
+             * @description Their new seat.
+             */
+            seat: number;
+        } | {
+            /** @constant */
+            type: "started";
+        } | {
+            /** @constant */
+            type: "left";
+            /** @description Who left. */
+            playerId: components["schemas"]["PlayerId"];
+        } | {
+            /** @constant */
+            type: "kicked";
+            /** @description Who was removed. */
+            playerId: components["schemas"]["PlayerId"];
+        } | {
+            /** @constant */
+            type: "hostChanged";
+            /** @description The new host. */
+            playerId: components["schemas"]["PlayerId"];
+        };
+        /** @description The answer of `POST /rooms/{id}/actions`. */
+        BadukActed: {
+            /**
+             * Format: uint64
+             * @description The room's version after the action.
+             */
+            version: number;
+            /**
+             * @description What happened, in order: overdue timeouts fired first, then the action's own
+             *     events, then what it made due at once (a bot's turn).
+             */
+            events: components["schemas"]["BadukRoomEvent"][];
+            /** @description The room as the caller now sees it. */
+            room: components["schemas"]["BadukRoom"];
+        };
+        /** @description An event of a room action: the lobby's or the game's. */
+        YutRoomEvent: components["schemas"]["LobbyEvent"] | components["schemas"]["YutEvent"];
+        /** @description An event of a room action: the lobby's or the game's. */
+        BadukRoomEvent: components["schemas"]["LobbyEvent"] | components["schemas"]["BadukEvent"];
+        /** @description `POST /rooms` body: a 윷놀이 or a 바둑 room. */
+        CreateRoom: components["schemas"]["CreateYutRoom"] | components["schemas"]["CreateBadukRoom"];
+        /** @description `POST /rooms` for a 윷놀이 room. */
+        CreateYutRoom: {
+            /**
+             * @description The game.
+             * @constant
+             */
+            game: "yut";
+            /** @description The creator's display name, 1–20 characters after trimming. */
+            name: string;
+            /**
+             * @description The game's options; missing keys take the defaults of the chosen `ruleset`.
+             * @default null
+             */
+            options?: components["schemas"]["YutOptionsInput"] | null;
+            /**
+             * Format: uint64
+             * @description `MADANG_DEV=1` only: seed the room's generator for a reproducible game.
+             * @default null
+             */
+            seed?: number | null;
+        };
+        /** @description `POST /dev/clock` body (its schema is the OpenAPI document's `DevClock`). */
+        DevClock: {
+            /**
+             * Format: uint64
+             * @description How far to move the server clock, in milliseconds.
+             */
+            advanceMs: number;
+        };
+        /** @description `POST /rooms` for a 바둑 room. */
+        CreateBadukRoom: {
+            /**
+             * @description The game.
+             * @constant
+             */
+            game: "baduk";
+            /** @description The creator's display name, 1–20 characters after trimming. */
+            name: string;
+            /**
+             * @description The game's options; missing keys take their defaults.
+             * @default null
+             */
+            options?: components["schemas"]["BadukOptionsInput"] | null;
+            /**
+             * Format: uint64
+             * @description `MADANG_DEV=1` only: seed the room's generator for a reproducible game.
+             * @default null
+             */
+            seed?: number | null;
+        };
+        /** @description The options as sent: every key optional, unknown keys refused. */
+        YutOptionsInput: {
+            ruleset?: components["schemas"]["Ruleset"] | null;
+            mode?: components["schemas"]["Mode"] | null;
+            playerLimits?: components["schemas"]["PlayerLimits"] | null;
+            /** Format: uint8 */
+            pieces?: number | null;
+            stickModel?: components["schemas"]["StickModel"] | null;
+            backdo?: boolean | null;
+            backdoFromDo?: components["schemas"]["BackdoFromDo"] | null;
+            finishRule?: components["schemas"]["FinishRule"] | null;
+            /** Format: uint8 */
+            nakPercent?: number | null;
+            backdoCaptureBonus?: boolean | null;
+            captureBonusOnYutMo?: boolean | null;
+            ranking?: components["schemas"]["Ranking"] | null;
+            /**
+             * Format: uint16
+             * @default null
+             */
+            turnSeconds?: number | null;
+            /**
+             * Format: uint16
+             * @default null
+             */
+            turnCapSeconds?: number | null;
+            timeoutPolicy?: components["schemas"]["TimeoutPolicy"] | null;
+            /**
+             * Format: uint8
+             * @default null
+             */
+            idleTurnsToAuto?: number | null;
+            endMode?: components["schemas"]["EndMode"] | null;
+            onLeave?: components["schemas"]["OnLeave"] | null;
+            hints?: boolean | null;
+        };
+        /** @description The options of a 바둑 room (§2). Missing fields take their defaults; unknown ones are refused. */
+        BadukOptionsInput: {
+            /**
+             * Format: uint32
+             * @description Lines of the board: 9, 13 or 19.
+             * @default 19
+             */
+            boardSize?: number;
+            /**
+             * @description Territory or area counting.
+             * @default territory
+             */
+            scoring?: components["schemas"]["ScoringMethod"];
+            /**
+             * Format: double
+             * @description Points added to white, in 0.5 steps from −10 to 10; absent: 6.5 (territory) / 7.5 (area)
+             *     in an even game, 0.5 with handicap.
+             * @default null
+             */
+            komi?: number | null;
+            /**
+             * Format: uint32
+             * @description Handicap stones: 0 or 2–9 (2–5 on 9 lines).
+             * @default 0
+             */
+            handicap?: number;
+            /**
+             * @description Ko rule.
+             * @default positionalSuperko
+             */
+            koRule?: components["schemas"]["KoRule"];
+            /**
+             * @description Who plays black.
+             * @default nigiri
+             */
+            colorAssignment?: components["schemas"]["ColorAssignment"];
+            /**
+             * @description The clock.
+             * @default {
+             *       "kind": "byoyomi",
+             *       "mainSec": null,
+             *       "periodSec": 30,
+             *       "periods": 3,
+             *       "incSec": 10
+             *     }
+             */
+            timeControl?: components["schemas"]["TimeControlInput"];
+            /**
+             * Format: uint32
+             * @description With `timeControl.kind = none`: seconds a player may stay idle, 300 or 600.
+             * @default 600
+             */
+            idleLimitSec?: number;
+            /**
+             * @description Undo allowance per player.
+             * @default 3
+             */
+            undo?: components["schemas"]["UndoAllowance"];
+            /**
+             * @description Whether draws may be offered.
+             * @default true
+             */
+            drawOffer?: boolean;
+            /**
+             * @description Whether the player to move sees their chains in atari.
+             * @default true
+             */
+            atariWarning?: boolean;
+            /**
+             * Format: uint32
+             * @description Seconds for the dead-stone agreement: 120, 180 or 300.
+             * @default 180
+             */
+            scoringDeadlineSec?: number;
+            /**
+             * Format: uint32
+             * @description Seconds a disconnected player to act is waited for: 60, 120 or 300.
+             * @default 120
+             */
+            disconnectGraceSec?: number;
+        };
+        /** @description `POST /rooms/{id}/players` body (its schema is the OpenAPI document's `JoinRoom`). */
+        JoinRoom: {
+            /** @description The joiner's display name, 1–20 characters after trimming. */
+            name: string;
+        };
+        /** @description `POST /rooms/{id}/actions` body. */
         ActionRequest: {
-            expectedVersion?: number;
+            /**
+             * Format: uint64
+             * @description The version the client acted on; a stale one is refused with 409 and the current room.
+             * @default null
+             */
+            expectedVersion?: number | null;
+            /** @description The action, tagged by `type`. */
             action: components["schemas"]["Action"];
         };
-        /** @description Lobby: setOptions {options}, moveSeat {playerId, seat}, start, leave, kick {playerId}. 윷놀이: THROW, MOVE {throwIndex, from}, CONCEDE, RECOMMEND {throwIndex, from} (team games: a teammate of the player to move; shown to the team only), TAKE_CONTROL (end auto play). 바둑: place {x, y}, pass, toggleDead {x, y}, toggleSeki {x, y}, agreeScore, resumePlay, requestUndo, respondUndo {accept}, offerDraw, respondDraw {accept}, cancelOffer, resign. */
-        Action: {
-            /** @enum {unknown} */
-            type: "setOptions" | "moveSeat" | "start" | "leave" | "kick" | "THROW" | "MOVE" | "CONCEDE" | "RECOMMEND" | "TAKE_CONTROL" | "place" | "pass" | "toggleDead" | "toggleSeki" | "agreeScore" | "resumePlay" | "requestUndo" | "respondUndo" | "offerDraw" | "respondDraw" | "cancelOffer" | "resign";
-            options?: Record<string, unknown>;
-            playerId?: string;
-            seat?: number;
-            throwIndex?: number;
-            from?: number | "home";
-            x?: number;
-            y?: number;
-            accept?: boolean;
+        /** @description One action: the lobby's, or the room's game's (one schema per `type`). */
+        Action: components["schemas"]["LobbyAction"] | components["schemas"]["YutAction"] | components["schemas"]["BadukAction"];
+        /** @description One schema per lobby `type`, exactly the fields [`WireLobby`] accepts for it (schema only). */
+        LobbyAction: {
+            /** @constant */
+            type: "setOptions";
+            /** @description The new options. */
+            options: {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @constant */
+            type: "moveSeat";
+            /** @description Who moves. */
+            playerId: components["schemas"]["PlayerId"];
+            /**
+             * Format: uint
+             * @description Target seat, `0..players`.
+             */
+            seat: number;
+        } | {
+            /** @constant */
+            type: "start";
+        } | {
+            /** @constant */
+            type: "leave";
+        } | {
+            /** @constant */
+            type: "kick";
+            /** @description Who is removed. */
+            playerId: components["schemas"]["PlayerId"];
         };
-        Acted: {
-            version: number;
-            events: {
-                type: string;
-            }[];
-            room: components["schemas"]["Room"];
+        /** @description One schema per `type`, exactly the fields [`WireAction`] accepts for it (schema only). */
+        YutAction: {
+            /** @constant */
+            type: "THROW";
+        } | {
+            /** @constant */
+            type: "MOVE";
+            /**
+             * Format: uint
+             * @description Index into `pending`.
+             */
+            throwIndex: number;
+            /** @description Where the piece or stack to move stands. */
+            from: components["schemas"]["Position"];
+        } | {
+            /** @constant */
+            type: "CONCEDE";
+        } | {
+            /** @constant */
+            type: "RECOMMEND";
+            /**
+             * Format: uint
+             * @description Index into `pending`.
+             */
+            throwIndex: number;
+            /** @description Where the piece or stack to move stands. */
+            from: components["schemas"]["Position"];
+        } | {
+            /** @constant */
+            type: "TAKE_CONTROL";
+        };
+        /**
+         * @description One player's action. Unknown fields are refused.
+         *
+         *     Actions without a payload are written `Pass {}` rather than `Pass`: serde ignores extra
+         *     fields of unit variants in an internally tagged enum, and `{"type":"pass","x":1}` must fail.
+         */
+        BadukAction: {
+            /** @constant */
+            type: "place";
+            /**
+             * Format: int32
+             * @description Column.
+             */
+            x: number;
+            /**
+             * Format: int32
+             * @description Row.
+             */
+            y: number;
+        } | {
+            /** @constant */
+            type: "pass";
+        } | {
+            /** @constant */
+            type: "toggleDead";
+            /**
+             * Format: int32
+             * @description Column.
+             */
+            x: number;
+            /**
+             * Format: int32
+             * @description Row.
+             */
+            y: number;
+        } | {
+            /** @constant */
+            type: "toggleSeki";
+            /**
+             * Format: int32
+             * @description Column.
+             */
+            x: number;
+            /**
+             * Format: int32
+             * @description Row.
+             */
+            y: number;
+        } | {
+            /** @constant */
+            type: "agreeScore";
+        } | {
+            /** @constant */
+            type: "resumePlay";
+        } | {
+            /** @constant */
+            type: "requestUndo";
+        } | {
+            /** @constant */
+            type: "respondUndo";
+            /** @description Whether to take the moves back. */
+            accept: boolean;
+        } | {
+            /** @constant */
+            type: "offerDraw";
+        } | {
+            /** @constant */
+            type: "respondDraw";
+            /** @description Whether to end the game as a draw. */
+            accept: boolean;
+        } | {
+            /** @constant */
+            type: "cancelOffer";
+        } | {
+            /** @constant */
+            type: "resign";
+        };
+        /** @description `timeControl` (§2). */
+        TimeControlInput: {
+            /**
+             * @description The kind of clock.
+             * @default byoyomi
+             */
+            kind?: components["schemas"]["ClockKind"];
+            /**
+             * Format: uint32
+             * @description Main time in seconds, 0–3600; absent: 180 / 600 / 1200 on 9 / 13 / 19 lines.
+             * @default null
+             */
+            mainSec?: number | null;
+            /**
+             * Format: uint32
+             * @description One byoyomi period: 10, 20, 30 or 60 seconds.
+             * @default 30
+             */
+            periodSec?: number;
+            /**
+             * Format: uint32
+             * @description Number of byoyomi periods, 1–5.
+             * @default 3
+             */
+            periods?: number;
+            /**
+             * Format: uint32
+             * @description Fischer increment per move, 0–30 seconds.
+             * @default 10
+             */
+            incSec?: number;
         };
         GameSchema: {
             /** @enum {unknown} */
@@ -510,45 +2516,25 @@ export interface components {
                 orNull: boolean;
             };
         };
-        Room: {
-            roomId: string;
-            /** @enum {unknown} */
-            game: "yut" | "baduk";
-            version: number;
-            /** @enum {unknown} */
-            status: "lobby" | "playing" | "finished";
-            hostId: string;
-            options: Record<string, unknown>;
-            ruleSummary: string;
-            players: {
-                id: string;
-                name: string;
-                seat: number;
-                team: number | null;
-                connected: boolean;
-                left?: boolean;
-                /** @description A bot plays this seat (the player left a running 윷놀이 game under onLeave: bot) */
-                bot?: boolean;
-            }[];
-            you: string | null;
-            deadlineAt: number | null;
-            /** @description The game's view (spec §8.3), hidden fields removed */
-            state: Record<string, unknown> | null;
-            /** @description The game's result (spec §8.6) */
-            result: Record<string, unknown> | null;
-        };
-    };
-    responses: {
-        /** @description RFC 9457 problem */
+        /** @description RFC 9457 problem (application/problem+json); changes nothing on the server */
         Problem: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
+            type: string;
+            title: string;
+            status: number;
+            /**
+             * @description Stable machine code
+             * @enum {unknown}
+             */
+            code: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_ACTION" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_RECOMMEND" | "DRAW_NOT_ALLOWED" | "GAME_OVER" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INTERNAL" | "INVALID_NAME" | "INVALID_OPTIONS" | "KO" | "MALFORMED" | "NOT_AUTO_PLAYING" | "NOT_AVAILABLE" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_HOST" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_SUCH_ROUTE" | "OCCUPIED" | "OFF_BOARD" | "PAYLOAD_TOO_LARGE" | "REQUEST_PENDING" | "ROOM_FULL" | "ROOM_NOT_FOUND" | "STORE_UNAVAILABLE" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "UNAUTHORIZED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "VERSION_CONFLICT" | "WRONG_PHASE";
+            /** @description Korean message for players */
+            detail: string;
+            /** @description INVALID_OPTIONS: the offending option key */
+            field?: string;
+            /** @description 409: the current room as the caller sees it */
+            room?: components["schemas"]["YutRoom"] | components["schemas"]["BadukRoom"];
         };
     };
+    responses: never;
     parameters: {
         RoomId: string;
     };

@@ -15,7 +15,19 @@ export async function example(baseUrl: string): Promise<Room | null> {
     if (e instanceof MadangError && e.code === 'VERSION_CONFLICT') return e.room ?? null;
     throw e;
   }
-  const watch = room.watch((r: Room) => console.log(r.version, r.status));
+  const watch = room.watch((r: Room) => {
+    // `game` narrows the room to its game's view, in the spec's names.
+    if (r.game === 'baduk' && r.state) {
+      const dead: number[] = r.state.scoringMarks?.dead ?? [];
+      const ko: { x: number; y: number } | null = r.state.koPoint;
+      void dead, ko, r.state.undo.pending, r.state.draw.pendingBy;
+    } else if (r.game === 'yut' && r.state) {
+      const seq: number = r.state.turnSeq;
+      void seq, r.state.hint;
+    }
+    const commitment: string = r.rngCommitment;
+    console.log(r.version, r.status, commitment);
+  });
   watch.stop();
   return client.getRoom(seat.roomId ?? '', { token: seat.token, since: 3, wait: 25 });
 }
