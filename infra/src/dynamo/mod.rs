@@ -238,6 +238,7 @@ impl DynamoStore {
                 .update_expression(&save.update)
                 .condition_expression(&save.condition)
                 .set_expression_attribute_values(Some(save.values))
+                .set_expression_attribute_names((!save.names.is_empty()).then_some(save.names))
                 // A refused save hands back the item as it is, so the conflict carries the
                 // current room without a second (billed) read.
                 .return_values_on_condition_check_failure(
