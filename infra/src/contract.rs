@@ -55,8 +55,8 @@ pub async fn run<S: RoomStore>(store: Arc<S>) {
     a_room_is_listed_by_its_due_time_however_it_moves(&*store).await;
     reindex_moves_the_due_time_without_a_new_version(&*store).await;
     touch_records_presence_without_a_new_version(&*store).await;
-    touch_never_moves_presence_back(&*store).await;
     a_save_drops_exactly_the_departed_presence(&*store).await;
+    touch_never_moves_presence_back(&*store).await;
     wait_for_change_returns_at_once_when_already_newer(&*store).await;
     wait_for_change_times_out_when_nothing_changes(&*store).await;
     wait_for_change_wakes_when_the_room_is_saved(store).await;
