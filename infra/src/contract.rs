@@ -37,6 +37,7 @@ pub fn sample(id: &str, version: u64, due: Option<Millis>) -> StoredRoom {
         due,
         expires_at: NOW + 86_400_000,
         presence: BTreeMap::from([("p1".to_owned(), NOW)]),
+        departed: Vec::new(),
         indexed_due: None,
     }
 }
@@ -54,6 +55,7 @@ pub async fn run<S: RoomStore>(store: Arc<S>) {
     a_room_is_listed_by_its_due_time_however_it_moves(&*store).await;
     reindex_moves_the_due_time_without_a_new_version(&*store).await;
     touch_records_presence_without_a_new_version(&*store).await;
+    a_save_drops_exactly_the_departed_presence(&*store).await;
     touch_never_moves_presence_back(&*store).await;
     wait_for_change_returns_at_once_when_already_newer(&*store).await;
     wait_for_change_times_out_when_nothing_changes(&*store).await;
@@ -332,6 +334,49 @@ async fn touch_never_moves_presence_back<S: RoomStore>(store: &S) {
     assert!(
         matches!(missing, Err(StoreError::NotFound)),
         "touch_never_moves_presence_back: a missing room is NotFound: {missing:?}"
+    );
+}
+
+/// A save drops the presence entries it names as departed — in the same write, exactly those —
+/// and naming an entry that is not there is no error.
+async fn a_save_drops_exactly_the_departed_presence<S: RoomStore>(store: &S) {
+    let id = fresh_id("departed");
+    store.create(&sample(&id, 1, None)).await.expect("create");
+    for player in ["p2", "p3", "p.4 x"] {
+        store.touch(&id, player, NOW + 10).await.expect("touch");
+    }
+    let mut next = sample(&id, 2, None);
+    next.departed = vec![
+        "p2".to_owned(),
+        "p.4 x".to_owned(),
+        "never-there".to_owned(),
+    ];
+    store
+        .save_if_version(&next, 1)
+        .await
+        .expect("a_save_drops_exactly_the_departed_presence: save");
+    let loaded = store.load(&id, NOW).await.expect("load");
+    assert_eq!(
+        (loaded.version, &loaded.presence),
+        (
+            2,
+            &BTreeMap::from([("p1".to_owned(), NOW), ("p3".to_owned(), NOW + 10)])
+        ),
+        "a_save_drops_exactly_the_departed_presence"
+    );
+    // A refused save drops nothing.
+    let mut stale = sample(&id, 3, None);
+    stale.departed = vec!["p3".to_owned()];
+    let refused = store.save_if_version(&stale, 1).await;
+    assert!(
+        matches!(refused, Err(StoreError::VersionConflict { .. })),
+        "a_save_drops_exactly_the_departed_presence: stale save {refused:?}"
+    );
+    let loaded = store.load(&id, NOW).await.expect("load");
+    assert_eq!(
+        loaded.presence.get("p3"),
+        Some(&(NOW + 10)),
+        "a_save_drops_exactly_the_departed_presence: a refused save keeps presence"
     );
 }
 

@@ -22,9 +22,12 @@
 //!   make whichever write crossed the threshold wait for the disk. A PASSIVE checkpoint copies
 //!   what it can without waiting, but a WAL only starts over from its beginning when a checkpoint
 //!   has caught up with a writer that pauses — and a busy server never pauses. So once the WAL
-//!   file passes [`WAL_TRUNCATE_AT`], the thread takes the writer lock for one TRUNCATE
-//!   checkpoint (tens of milliseconds), which empties it; `journal_size_limit` caps what a WAL
-//!   keeps on disk after any reset.
+//!   holds about 8 MiB, the thread first catches up with PASSIVE checkpoints while writes go
+//!   on (the bulk of the copying and the `fsync`), and only then takes the writer lock for one
+//!   more PASSIVE checkpoint of the last few frames — a millisecond or so instead of the whole
+//!   copy — after which the next write starts the WAL over. `journal_size_limit` trims the file
+//!   when it does. Only if the file still passes [`WAL_TRUNCATE_AT`] (a reader held the WAL) does
+//!   a TRUNCATE checkpoint run under the writer lock.
 //! - Expired rooms (and their presence) are deleted every [`PURGE_EVERY`], a batch at a time.
 //! - Presence entries of players no longer seated (they left or were kicked) are deleted when
 //!   the room is saved, so join/leave cycles leave one entry per current player.
@@ -37,7 +40,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use madang_core::Millis;
-use madang_core::room::AnyRoom;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::notify::Notifier;
@@ -72,10 +74,15 @@ const WAL_CHECK_EVERY: Duration = Duration::from_millis(100);
 /// A PASSIVE checkpoint runs every this many size checks.
 const PASSIVE_EVERY_CHECKS: u32 = 5;
 
-/// Past this size the WAL is emptied by a TRUNCATE checkpoint under the writer lock. At the
-/// measured peak write rate the WAL grows well under this much between two checks, so the file
-/// stays below twice this (and far below 64 MiB).
-pub const WAL_TRUNCATE_AT: u64 = 16 * 1024 * 1024;
+/// Past this many frames (about 8 MiB of 4 KiB pages) the WAL is made to start over.
+const WAL_RESET_FRAMES: i64 = 2_000;
+
+/// The unlocked catch-up stops once at most this many frames are left for the locked step.
+const WAL_TAIL_FRAMES: i64 = 64;
+
+/// The safety net: past this file size (a long reader kept the WAL from starting over) the WAL
+/// is emptied by a TRUNCATE checkpoint under the writer lock, which stalls writes for its length.
+pub const WAL_TRUNCATE_AT: u64 = 32 * 1024 * 1024;
 
 /// How often expired rooms are deleted, and how many per transaction.
 pub const PURGE_EVERY: Duration = Duration::from_secs(60);
@@ -226,27 +233,53 @@ impl Shared {
     }
 }
 
-/// The background thread: checkpoints (PASSIVE often, TRUNCATE when the WAL grew past
-/// [`WAL_TRUNCATE_AT`]) and the periodic purge of expired rooms.
+/// What `PRAGMA wal_checkpoint` reports: frames in the WAL, and how many of them are copied back.
+fn checkpoint(conn: &Connection, mode: &str) -> rusqlite::Result<(i64, i64)> {
+    conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |r| {
+        Ok((r.get(1)?, r.get(2)?))
+    })
+}
+
+/// One round of checkpointing (see the module docs): PASSIVE without the writer lock, and once
+/// the WAL holds more than [`WAL_RESET_FRAMES`], the short tail under it so the WAL starts over.
+fn checkpoint_round(
+    shared: &Shared,
+    checkpointer: &Connection,
+    wal: &Path,
+) -> rusqlite::Result<()> {
+    if std::fs::metadata(wal).map(|m| m.len()).unwrap_or(0) > WAL_TRUNCATE_AT {
+        // The safety net (a reader kept the WAL from starting over): empty it outright.
+        let conn = shared.conn();
+        return conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);");
+    }
+    let (mut frames, mut copied) = checkpoint(checkpointer, "PASSIVE")?;
+    if frames < WAL_RESET_FRAMES {
+        return Ok(());
+    }
+    // Catch up with the writer without stopping it, so what is left for the locked step is
+    // what a few milliseconds of writes add.
+    for _ in 0..3 {
+        if frames - copied <= WAL_TAIL_FRAMES {
+            break;
+        }
+        (frames, copied) = checkpoint(checkpointer, "PASSIVE")?;
+    }
+    // Under the writer lock the checkpoint copies the last frames and completes; the next write
+    // then starts the WAL over from its beginning (and trims the file to `journal_size_limit`).
+    let _writer = shared.conn();
+    checkpoint(checkpointer, "PASSIVE").map(|_| ())
+}
+
+/// The background thread: checkpoints and the periodic purge of expired rooms.
 fn background(shared: Arc<Shared>, checkpointer: Connection, wal: PathBuf, stop: Arc<AtomicBool>) {
     let mut checks = 0u32;
     let mut last_purge = Instant::now();
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(WAL_CHECK_EVERY);
         checks = checks.wrapping_add(1);
-        let size = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
-        let result = if size > WAL_TRUNCATE_AT {
-            // Under the writer lock no write can slip in, so the checkpoint catches up and the
-            // WAL starts over; the sweeper's reads are short and the busy timeout waits them out.
-            let conn = shared.conn();
-            conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
-        } else if checks.is_multiple_of(PASSIVE_EVERY_CHECKS) {
-            // PASSIVE: copy what it can without waiting for readers or the writer.
-            checkpointer.execute_batch("PRAGMA wal_checkpoint(PASSIVE);")
-        } else {
-            Ok(())
-        };
-        if let Err(e) = result {
+        if checks.is_multiple_of(PASSIVE_EVERY_CHECKS)
+            && let Err(e) = checkpoint_round(&shared, &checkpointer, &wal)
+        {
             tracing::warn!(error = %e, "WAL checkpoint failed");
         }
         if last_purge.elapsed() >= PURGE_EVERY {
@@ -400,6 +433,7 @@ impl EmbeddedStore {
             due,
             expires_at: uint(expires_at),
             presence,
+            departed: Vec::new(),
             indexed_due: due,
         }))
     }
@@ -409,16 +443,6 @@ impl Drop for EmbeddedStore {
     fn drop(&mut self) {
         self.stop_background.store(true, Ordering::Relaxed);
     }
-}
-
-/// The players whose presence still matters in the room `body` encodes (seated, not gone). A
-/// body that does not decode (the store contract's opaque test bodies) gives `None`: prune
-/// nothing.
-fn present_of(body: &[u8]) -> Option<Vec<String>> {
-    let room = AnyRoom::decode(body).ok()?;
-    Some(
-        madang_core::with_room!(&room, r => r.present_ids().map(|p| p.as_str().to_owned()).collect()),
-    )
 }
 
 impl RoomStore for EmbeddedStore {
@@ -461,8 +485,10 @@ impl RoomStore for EmbeddedStore {
     }
 
     async fn save_if_version(&self, room: &StoredRoom, expected: u64) -> Result<(), StoreError> {
-        let conn = self.conn();
-        let updated = conn
+        let mut conn = self.conn();
+        // One transaction for the room and the presence it drops: one commit, all or nothing.
+        let tx = conn.transaction().map_err(unavailable)?;
+        let updated = tx
             .prepare_cached(
                 "UPDATE rooms SET version = ?2, body = ?3, due = ?4, expires_at = ?5
                  WHERE id = ?1 AND version = ?6",
@@ -479,38 +505,27 @@ impl RoomStore for EmbeddedStore {
             })
             .map_err(unavailable)?;
         if updated == 1 {
-            // Presence is never written by a save, only pruned: a player who is no longer
-            // seated will not be seen again, so their entry goes.
-            let gone = match present_of(&room.body) {
-                Some(present) => {
-                    let cache = self.cache();
-                    let known = cache
-                        .rooms
-                        .get(&room.id)
-                        .map_or(&room.presence, |(cached, _)| &cached.presence);
-                    known
-                        .keys()
-                        .filter(|p| !present.contains(p))
-                        .cloned()
-                        .collect()
-                }
-                None => Vec::new(),
-            };
-            for player in &gone {
-                conn.prepare_cached("DELETE FROM presence WHERE room = ?1 AND player = ?2")
+            // Presence is never written by a save, only pruned of the players the service found
+            // no longer seated.
+            for player in &room.departed {
+                tx.prepare_cached("DELETE FROM presence WHERE room = ?1 AND player = ?2")
                     .and_then(|mut st| st.execute(params![room.id, player]))
                     .map_err(unavailable)?;
             }
+            tx.commit().map_err(unavailable)?;
             self.update_cached(&room.id, |cached| {
                 cached.version = room.version;
                 cached.body.clone_from(&room.body);
                 cached.due = room.due;
                 cached.indexed_due = room.due;
                 cached.expires_at = room.expires_at;
-                for player in &gone {
+                for player in &room.departed {
                     cached.presence.remove(player);
                 }
             });
+        } else {
+            // Nothing was written: the transaction rolls back as it goes.
+            drop(tx);
         }
         drop(conn);
         if updated == 0 {

@@ -26,9 +26,12 @@ pub struct StoredRoom {
     pub expires_at: Millis,
     /// When each player was last seen (player id → epoch ms). Filled by `load`; written only by
     /// `create` and `touch`, never by `save_if_version`, so polling costs no versioned write.
-    /// A save may drop the entries of players the saved room no longer seats (they left or were
-    /// kicked), which keeps presence bounded by the seats.
     pub presence: BTreeMap<String, Millis>,
+    /// Presence entries `save_if_version` must drop in the same write: players in the loaded
+    /// presence whom the saved room no longer seats (they left or were kicked), which keeps
+    /// presence bounded by the seats. The service knows who is seated, so the store never decodes
+    /// the body for it. Empty from `load`; ignored by `create`.
+    pub departed: Vec<String>,
     /// What the store's due index held when the room was loaded. Stores that index lazily (to
     /// keep index writes rare) use it to decide whether the index must move; others ignore it.
     pub indexed_due: Option<Millis>,
@@ -76,8 +79,8 @@ pub trait RoomStore: Send + Sync + 'static {
     ) -> impl Future<Output = Result<StoredRoom, StoreError>> + Send;
 
     /// Replaces the room if its stored version is still `expected`; otherwise `VersionConflict`.
-    /// Presence is left as stored, except that entries of players the saved room no longer
-    /// seats may go (the embedded store drops them; see [`madang_core::room::Room::present_ids`]).
+    /// Presence is left as stored, except that the entries named in [`StoredRoom::departed`] go,
+    /// in the same write (an entry that is not there is no error).
     fn save_if_version(
         &self,
         room: &StoredRoom,

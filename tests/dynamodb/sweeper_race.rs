@@ -94,6 +94,7 @@ fn stored(fixture: &Fixture) -> StoredRoom {
             .iter()
             .map(|(p, t)| (p.as_str().to_owned(), *t))
             .collect(),
+        departed: Vec::new(),
         indexed_due: None,
     }
 }

@@ -72,6 +72,7 @@ fn fixture(seed: u64) -> (StoredRoom, Room<Yut>, Presence, [(PlayerId, String); 
             .map(|(p, t)| (p.as_str().to_owned(), *t))
             .collect(),
         indexed_due: None,
+        departed: Vec::new(),
     };
     let [host_token, guest_token] = tokens;
     (

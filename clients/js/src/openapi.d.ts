@@ -44,7 +44,19 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "MALFORMED" | "BAD_ACTION";
+                            code?: "MALFORMED" | "BAD_ACTION" | "DUPLICATE_HEADER";
+                        };
+                    };
+                };
+                /** @description Error */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "REQUEST_TIMEOUT";
                         };
                     };
                 };
@@ -60,6 +72,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Error */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
                 /** @description Refused by validation, the lobby or the game's rules */
                 422: {
                     headers: {
@@ -68,7 +92,31 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY";
+                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS";
+                        };
+                    };
+                };
+                /** @description Error */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "HEADERS_TOO_LARGE";
                         };
                     };
                 };
@@ -80,7 +128,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "STORE_UNAVAILABLE";
+                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
                         };
                     };
                 };
@@ -105,7 +153,7 @@ export interface paths {
                 query?: {
                     /** @description Answer when the version is greater than this */
                     since?: number;
-                    /** @description Seconds to wait for a newer version (at most 25; the server may cap it lower, 20 on Lambda) */
+                    /** @description Seconds to wait for a newer version (at most 25; the server may cap it lower: on Lambda the deployment's MADANG_MAX_WAIT_SECS, at most 20, 0 by default, so every read answers at once) */
                     wait?: number;
                 };
                 header?: {
@@ -123,6 +171,8 @@ export interface paths {
                 200: {
                     headers: {
                         ETag?: string;
+                        /** @description Seconds (rounded up) until the client should read the room again: the room's pollAfterMs */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -132,6 +182,9 @@ export interface paths {
                 /** @description Nothing newer than `since` / If-None-Match */
                 304: {
                     headers: {
+                        ETag?: string;
+                        /** @description Seconds (rounded up) until the client should read the room again: the room's pollAfterMs */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content?: never;
@@ -144,7 +197,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "MALFORMED" | "BAD_ACTION";
+                            code?: "MALFORMED" | "BAD_ACTION" | "DUPLICATE_HEADER";
                         };
                     };
                 };
@@ -172,6 +225,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Error */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "REQUEST_TIMEOUT";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS";
+                        };
+                    };
+                };
+                /** @description Error */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
                 /** @description The store is busy; retry (Retry-After) */
                 503: {
                     headers: {
@@ -180,7 +269,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "STORE_UNAVAILABLE";
+                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
                         };
                     };
                 };
@@ -236,7 +325,19 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "MALFORMED" | "BAD_ACTION";
+                            code?: "MALFORMED" | "BAD_ACTION" | "DUPLICATE_HEADER";
+                        };
+                    };
+                };
+                /** @description Not allowed for this player */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "NOT_HOST" | "NOT_A_PLAYER" | "KICKED";
                         };
                     };
                 };
@@ -252,6 +353,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Error */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "REQUEST_TIMEOUT";
+                        };
+                    };
+                };
                 /** @description `expectedVersion` is stale: `room` is the current room */
                 409: {
                     headers: {
@@ -260,7 +373,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "VERSION_CONFLICT";
+                            code?: "VERSION_CONFLICT" | "ROOM_EXISTS";
                         };
                     };
                 };
@@ -276,6 +389,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Error */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
                 /** @description Refused by validation, the lobby or the game's rules */
                 422: {
                     headers: {
@@ -284,7 +409,31 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY";
+                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS";
+                        };
+                    };
+                };
+                /** @description Error */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "HEADERS_TOO_LARGE";
                         };
                     };
                 };
@@ -296,7 +445,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "STORE_UNAVAILABLE";
+                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
                         };
                     };
                 };
@@ -353,7 +502,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "MALFORMED" | "BAD_ACTION";
+                            code?: "MALFORMED" | "BAD_ACTION" | "DUPLICATE_HEADER";
                         };
                     };
                 };
@@ -377,7 +526,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "NOT_HOST" | "NOT_A_PLAYER";
+                            code?: "NOT_HOST" | "NOT_A_PLAYER" | "KICKED";
                         };
                     };
                 };
@@ -393,6 +542,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Error */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "REQUEST_TIMEOUT";
+                        };
+                    };
+                };
                 /** @description `expectedVersion` is stale: `room` is the current room */
                 409: {
                     headers: {
@@ -401,7 +562,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "VERSION_CONFLICT";
+                            code?: "VERSION_CONFLICT" | "ROOM_EXISTS";
                         };
                     };
                 };
@@ -417,6 +578,18 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Error */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
                 /** @description Refused by validation, the lobby or the game's rules */
                 422: {
                     headers: {
@@ -425,7 +598,19 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY";
+                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY";
+                        };
+                    };
+                };
+                /** @description Error */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "HEADERS_TOO_LARGE";
                         };
                     };
                 };
@@ -437,7 +622,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "STORE_UNAVAILABLE";
+                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
                         };
                     };
                 };
@@ -497,7 +682,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "STORE_UNAVAILABLE";
+                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
                         };
                     };
                 };
@@ -678,7 +863,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "MALFORMED" | "BAD_ACTION";
+                            code?: "MALFORMED" | "BAD_ACTION" | "DUPLICATE_HEADER";
                         };
                     };
                 };
@@ -1495,10 +1680,22 @@ export interface components {
              *     the result of the finished game reveals both (`result.rngReveal`, `docs/audit.md`).
              */
             rngCommitment: string;
+            /**
+             * Format: uint64
+             * @description How many ms to wait before reading the room again (`Room::poll_after`): soon while a
+             *     change may come any moment, rarely while none will, never past the next deadline.
+             *     `Retry-After` says the same in whole seconds.
+             */
+            pollAfterMs: number;
             /** @description The game's view for this viewer (`null` in the lobby). */
             state: components["schemas"]["YutView"] | null;
             /** @description The game's result once finished. */
             result: components["schemas"]["ResultView"] | null;
+            /**
+             * @description The rematch lobby (한 판 더) of this finished game once a player asked for it, for
+             *     everyone — spectators too — to move over; else `null`.
+             */
+            rematchRoomId: string | null;
         };
         /** @description The options of a 바둑 room (§2). Missing fields take their defaults; unknown ones are refused. */
         BadukOptions: {
@@ -2062,10 +2259,22 @@ export interface components {
              *     the result of the finished game reveals both (`result.rngReveal`, `docs/audit.md`).
              */
             rngCommitment: string;
+            /**
+             * Format: uint64
+             * @description How many ms to wait before reading the room again (`Room::poll_after`): soon while a
+             *     change may come any moment, rarely while none will, never past the next deadline.
+             *     `Retry-After` says the same in whole seconds.
+             */
+            pollAfterMs: number;
             /** @description The game's view for this viewer (`null` in the lobby). */
             state: components["schemas"]["BadukView"] | null;
             /** @description The game's result once finished. */
             result: components["schemas"]["ResultView2"] | null;
+            /**
+             * @description The rematch lobby (한 판 더) of this finished game once a player asked for it, for
+             *     everyone — spectators too — to move over; else `null`.
+             */
+            rematchRoomId: string | null;
         };
         /** @description Something that happened in the lobby, tagged by `type`. */
         LobbyEvent: {
@@ -2099,6 +2308,11 @@ export interface components {
             type: "hostChanged";
             /** @description The new host. */
             playerId: components["schemas"]["PlayerId"];
+        } | {
+            /** @constant */
+            type: "rematchCreated";
+            /** @description The new lobby's id. */
+            roomId: string;
         };
         /** @description The answer of `POST /rooms/{id}/actions`. */
         BadukActed: {
@@ -2335,6 +2549,9 @@ export interface components {
             type: "kick";
             /** @description Who is removed. */
             playerId: components["schemas"]["PlayerId"];
+        } | {
+            /** @constant */
+            type: "rematch";
         };
         /** @description One schema per `type`, exactly the fields [`WireAction`] accepts for it (schema only). */
         YutAction: {
@@ -2525,7 +2742,7 @@ export interface components {
              * @description Stable machine code
              * @enum {unknown}
              */
-            code: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_ACTION" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_RECOMMEND" | "DRAW_NOT_ALLOWED" | "GAME_OVER" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INTERNAL" | "INVALID_NAME" | "INVALID_OPTIONS" | "KO" | "MALFORMED" | "NOT_AUTO_PLAYING" | "NOT_AVAILABLE" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_HOST" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_SUCH_ROUTE" | "OCCUPIED" | "OFF_BOARD" | "PAYLOAD_TOO_LARGE" | "REQUEST_PENDING" | "ROOM_FULL" | "ROOM_NOT_FOUND" | "STORE_UNAVAILABLE" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "UNAUTHORIZED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "VERSION_CONFLICT" | "WRONG_PHASE";
+            code: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_ACTION" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_RECOMMEND" | "DRAW_NOT_ALLOWED" | "DUPLICATE_HEADER" | "GAME_OVER" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INTERNAL" | "INVALID_NAME" | "INVALID_OPTIONS" | "KICKED" | "KO" | "MALFORMED" | "NOT_AUTO_PLAYING" | "NOT_AVAILABLE" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_FINISHED" | "NOT_HOST" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_SUCH_ROUTE" | "OCCUPIED" | "OFF_BOARD" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "REQUEST_PENDING" | "REQUEST_TIMEOUT" | "ROOM_BUSY" | "ROOM_EXISTS" | "ROOM_FULL" | "ROOM_NOT_FOUND" | "STORE_UNAVAILABLE" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "TOO_MANY_POLLS" | "UNAUTHORIZED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "UNSUPPORTED_MEDIA_TYPE" | "VERSION_CONFLICT" | "WRONG_PHASE";
             /** @description Korean message for players */
             detail: string;
             /** @description INVALID_OPTIONS: the offending option key */

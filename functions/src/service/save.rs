@@ -120,8 +120,19 @@ impl Loaded {
         self.new || self.room.version() != self.loaded_version
     }
 
-    /// The record to save for the room as it is now.
+    /// The record to save for the room as it is now. Its `departed` names the presence entries
+    /// of players the room no longer seats (they left or were kicked), for the store to drop in
+    /// the same write; the store itself never decodes the body.
     fn to_stored(&self) -> StoredRoom {
+        let departed = with_room!(&self.room, r => {
+            // A handful of seats: a scan beats building a set.
+            let seated: Vec<&PlayerId> = r.present_ids().collect();
+            self.presence
+                .keys()
+                .filter(|p| !seated.contains(p))
+                .map(|p| p.as_str().to_owned())
+                .collect()
+        });
         StoredRoom {
             id: self.id.clone(),
             version: self.room.version(),
@@ -133,6 +144,7 @@ impl Loaded {
                 .iter()
                 .map(|(p, t)| (p.as_str().to_owned(), *t))
                 .collect(),
+            departed,
             indexed_due: self.indexed_due,
         }
     }

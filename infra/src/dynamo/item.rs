@@ -142,6 +142,7 @@ pub fn from_item(mut item: Item) -> Result<StoredRoom, StoreError> {
         due,
         expires_at: parse_number(EXPIRES, item.get(EXPIRES))?.saturating_mul(1000),
         presence,
+        departed: Vec::new(),
         indexed_due: due,
     })
 }
@@ -242,14 +243,18 @@ pub fn index_write_units(before: Option<Millis>, after: Option<Millis>) -> u64 {
 /// The one conditional `UpdateItem` of a save, as expressions and values.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SaveUpdate {
-    /// The update expression: `SET v, b, x` plus whatever the index needs. Never `p`: presence
-    /// belongs to `touch`, and a save must not undo a touch that landed after its load.
+    /// The update expression: `SET v, b, x` plus whatever the index needs, and `REMOVE p.#dN`
+    /// for each departed player. Never a `SET` of `p`: presence belongs to `touch`, and a save
+    /// must not undo a touch that landed after its load.
     pub update: String,
     /// The condition: the version is still `expected` (and the index guard of
     /// [`IndexWrite::KeepEarlier`]).
     pub condition: String,
     /// The expression values.
     pub values: HashMap<String, AttributeValue>,
+    /// The expression names: `#dN` → the id of the N-th departed player (ids are not valid
+    /// names in an expression, so they go by placeholder). Empty when nobody departed.
+    pub names: HashMap<String, String>,
     /// What the save does to the index.
     pub index: IndexWrite,
 }
@@ -276,22 +281,35 @@ impl SaveUpdate {
         ]);
         let mut update = "SET v = :v, b = :b, x = :x".to_owned();
         let mut condition = "v = :expected".to_owned();
+        // One expression has at most one REMOVE clause: the index's and presence's share it.
+        let mut remove: Vec<String> = Vec::new();
         match index {
             IndexWrite::Set(due) => {
                 update.push_str(", d = :d, s = :s");
                 values.insert(":d".to_owned(), number(due));
                 values.insert(":s".to_owned(), AttributeValue::S(shard_of(&room.id)));
             }
-            IndexWrite::Remove => update.push_str(" REMOVE d, s"),
+            IndexWrite::Remove => remove.extend(["d".to_owned(), "s".to_owned()]),
             IndexWrite::KeepEarlier(due) => {
                 condition.push_str(" AND d <= :d");
                 values.insert(":d".to_owned(), number(due));
             }
         }
+        let mut names = HashMap::new();
+        for (i, player) in room.departed.iter().enumerate() {
+            let name = format!("#d{i}");
+            remove.push(format!("{PRESENCE}.{name}"));
+            names.insert(name, player.clone());
+        }
+        if !remove.is_empty() {
+            update.push_str(" REMOVE ");
+            update.push_str(&remove.join(", "));
+        }
         SaveUpdate {
             update,
             condition,
             values,
+            names,
             index,
         }
     }
@@ -309,6 +327,7 @@ mod tests {
             due,
             expires_at: 1_800_000_000_000,
             presence: BTreeMap::from([("p1".to_owned(), 5), ("p2".to_owned(), 6)]),
+            departed: Vec::new(),
             indexed_due: due,
         }
     }
@@ -415,8 +434,34 @@ mod tests {
                 let save = SaveUpdate::new(&room(due), 6, indexed);
                 assert!(!save.update.contains('p'), "{}", save.update);
                 assert!(save.condition.starts_with("v = :expected"));
+                assert!(save.names.is_empty());
             }
         }
+    }
+
+    #[test]
+    fn a_save_removes_departed_presence_in_its_one_remove_clause() {
+        let mut departed = room(None);
+        departed.departed = vec!["p1".to_owned(), "a.b c".to_owned()];
+        let save = SaveUpdate::new(&departed, 6, Some(5));
+        assert_eq!(
+            save.update,
+            "SET v = :v, b = :b, x = :x REMOVE d, s, p.#d0, p.#d1"
+        );
+        assert_eq!(
+            save.names,
+            HashMap::from([
+                ("#d0".to_owned(), "p1".to_owned()),
+                ("#d1".to_owned(), "a.b c".to_owned())
+            ])
+        );
+        departed.due = Some(9);
+        let save = SaveUpdate::new(&departed, 6, Some(5)).stamped(1);
+        assert_eq!(
+            save.update,
+            "SET w = :w, v = :v, b = :b, x = :x REMOVE p.#d0, p.#d1"
+        );
+        assert!(!save.update.contains(":p"), "presence is never SET");
     }
 
     #[test]
