@@ -71,8 +71,25 @@ pub const FORMAT: u8 = 4;
 
 /// A stored room that cannot be read back.
 #[derive(Debug, thiserror::Error)]
-#[error("stored room is unreadable: {0}")]
-pub struct DecodeError(String);
+pub enum DecodeError {
+    /// No bytes at all.
+    #[error("stored room is empty")]
+    Empty,
+    /// A layout this server does not read (an older one, or a newer server's).
+    #[error(
+        "stored room has format {found}, an older or unknown layout: this server reads only format {FORMAT}"
+    )]
+    Format {
+        /// The format byte found.
+        found: u8,
+    },
+    /// The bytes do not decode as a room of this format.
+    #[error("stored room (format {FORMAT}) does not decode")]
+    Body(#[source] postcard::Error),
+    /// A whole room, followed by bytes that belong to nothing.
+    #[error("{0} bytes after the stored room (format {FORMAT})")]
+    Trailing(usize),
+}
 
 impl AnyRoom {
     /// The room's game.
@@ -101,19 +118,11 @@ impl AnyRoom {
         match bytes.split_first() {
             Some((&FORMAT, rest)) => match postcard::take_from_bytes(rest) {
                 Ok((room, [])) => Ok(room),
-                Ok((_, extra)) => Err(DecodeError(format!(
-                    "{} bytes after the room (format {FORMAT})",
-                    extra.len()
-                ))),
-                Err(e) => Err(DecodeError(format!("format {FORMAT}: {e}"))),
+                Ok((_, extra)) => Err(DecodeError::Trailing(extra.len())),
+                Err(e) => Err(DecodeError::Body(e)),
             },
-            Some((&old, _)) if old < FORMAT => Err(DecodeError(format!(
-                "format {old} is an older layout this server no longer reads (it reads {FORMAT})"
-            ))),
-            Some((other, _)) => Err(DecodeError(format!(
-                "unknown format {other} (this server reads {FORMAT})"
-            ))),
-            None => Err(DecodeError("empty".into())),
+            Some((&found, _)) => Err(DecodeError::Format { found }),
+            None => Err(DecodeError::Empty),
         }
     }
 

@@ -3,7 +3,7 @@
 //!
 //! A short poll that finds nothing new is answered from the cheapest read the store has
 //! ([`RoomStore::peek`]: eventually consistent, half a unit on DynamoDB) and no other store
-//! call, when that read is the whole truth ([`unchanged`]).
+//! call, when that read is the whole truth (see `unchanged` below).
 
 use std::time::Duration;
 
