@@ -41,24 +41,12 @@ pub async fn check_a_landed_save_whose_answer_was_lost_is_answered_once<S: RoomS
         if pinned {
             body["expectedVersion"] = json!(before);
         }
-        let acting = {
-            let (base, http, token, room) = (
-                app.base.clone(),
-                app.http.clone(),
-                host.token.clone(),
-                room.clone(),
-            );
-            tokio::spawn(async move {
-                let response = http
-                    .post(format!("{base}/rooms/{room}/actions"))
-                    .bearer_auth(token)
-                    .json(&body)
-                    .send()
-                    .await
-                    .unwrap();
-                TestApp::reply(response).await
-            })
-        };
+        let acting = app.spawn_send(
+            reqwest::Method::POST,
+            &format!("/rooms/{room}/actions"),
+            &host,
+            Some(body),
+        );
         handle.landed.await.unwrap();
         // Another change lands while the first answer is still on its way.
         app.join(&room, "늦은 손님").await;
@@ -294,23 +282,7 @@ pub async fn check_presence_after_a_conflict_keeps_the_later_time<S: RoomStore>(
     app.advance_clock(50_000).await;
     let (held, handle) = hold();
     store.inject(Fault::HoldBeforeSave(held));
-    let reading = {
-        let (base, http, token, room) = (
-            app.base.clone(),
-            app.http.clone(),
-            host.token.clone(),
-            room.clone(),
-        );
-        tokio::spawn(async move {
-            let response = http
-                .get(format!("{base}/rooms/{room}"))
-                .bearer_auth(token)
-                .send()
-                .await
-                .unwrap();
-            TestApp::reply(response).await
-        })
-    };
+    let reading = app.spawn_send(reqwest::Method::GET, &format!("/rooms/{room}"), &host, None);
     // The host's read loaded the room (the guest long gone) and is about to save its catch-up.
     handle.landed.await.unwrap();
     // The guest polls meanwhile: seen now, and their read saves the same catch-up first.
@@ -343,6 +315,24 @@ pub async fn check_every_idempotency_case(app: &TestApp) {
 }
 
 impl TestApp {
+    /// Sends a request in a task of its own, so the test can act while it is under way.
+    pub fn spawn_send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        who: &Player,
+        body: Option<Value>,
+    ) -> tokio::task::JoinHandle<Reply> {
+        let mut request = self
+            .http
+            .request(method, format!("{}{path}", self.base))
+            .bearer_auth(&who.token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        tokio::spawn(async move { TestApp::reply(request.send().await.unwrap()).await })
+    }
+
     /// Sends an action body with an `Idempotency-Key`.
     pub async fn keyed(&self, room: &str, who: &Player, key: &str, body: Value) -> Reply {
         let request = self

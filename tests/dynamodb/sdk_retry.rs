@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use madang_infra::DynamoStore;
 use madang_infra::contract::fresh_id;
 use madang_infra::dynamo::{ensure_table, sdk_config};
-use madang_tests::{TestApp, spawn_app_unswept};
+use madang_tests::spawn_app_unswept;
 use reqwest::StatusCode;
 use serde_json::json;
 use tokio::sync::{Mutex, oneshot};
@@ -133,24 +133,12 @@ async fn an_sdk_retry_of_a_landed_save_after_another_change_is_answered_as_lande
         if pinned {
             body["expectedVersion"] = json!(before);
         }
-        let acting = {
-            let (base, http, token, room) = (
-                through_proxy.base.clone(),
-                through_proxy.http.clone(),
-                host.token.clone(),
-                room.clone(),
-            );
-            tokio::spawn(async move {
-                let response = http
-                    .post(format!("{base}/rooms/{room}/actions"))
-                    .bearer_auth(token)
-                    .json(&body)
-                    .send()
-                    .await
-                    .unwrap();
-                TestApp::reply(response).await
-            })
-        };
+        let acting = through_proxy.spawn_send(
+            reqwest::Method::POST,
+            &format!("/rooms/{room}/actions"),
+            &host,
+            Some(body),
+        );
         landed_rx.await.unwrap();
         direct_app.join(&room, "손님").await;
         resume_tx.send(()).unwrap();

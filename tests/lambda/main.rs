@@ -425,7 +425,8 @@ async fn reads_say_when_to_poll_again_and_a_short_poll_304_needs_only_one_cheap_
     assert_eq!(r.headers()["retry-after"], "3");
     let full = stack.app.room(&room, Some(waiting)).await;
     assert_eq!(full["pollAfterMs"], 1000);
-    // A finished room is polled rarely.
+    // A finished room is polled every few seconds until someone asks for a rematch (the others
+    // must follow it soon), then rarely.
     for who in [&host, &guest] {
         if stack.app.room(&room, None).await["status"] != "finished" {
             stack
@@ -436,5 +437,12 @@ async fn reads_say_when_to_poll_again_and_a_short_poll_304_needs_only_one_cheap_
     }
     let end = stack.app.get(&format!("/rooms/{room}"), None).await;
     assert_eq!(end.body["status"], "finished", "{:?}", end.body);
-    assert_eq!(end.headers["retry-after"], "60");
+    assert_eq!(end.headers["retry-after"], "3");
+    stack
+        .app
+        .act_ok(&room, &host, json!({"type": "rematch"}))
+        .await;
+    let named = stack.app.get(&format!("/rooms/{room}"), None).await;
+    assert!(named.body["rematchRoomId"].is_string(), "{:?}", named.body);
+    assert_eq!(named.headers["retry-after"], "60");
 }
