@@ -21,40 +21,6 @@ pub struct Played {
     pub point: Option<Point>,
 }
 
-impl Played {
-    // Two bytes per move: bit 15 the colour, the low bits the point index or PASS.
-    const PASS: u16 = 0x7fff;
-    const WHITE: u16 = 0x8000;
-
-    /// The packed form: bit 15 white, low 15 bits the point index (`0x7fff` for a pass).
-    pub fn pack(self, size: u8) -> u16 {
-        let color = if self.color == Color::White {
-            Self::WHITE
-        } else {
-            0
-        };
-        color | self.point.map_or(Self::PASS, |p| p.index(size) as u16)
-    }
-
-    /// Unpacks [`Played::pack`]; `None` for an index off a board of `size` lines.
-    pub fn unpack(word: u16, size: u8) -> Option<Self> {
-        let color = if word & Self::WHITE != 0 {
-            Color::White
-        } else {
-            Color::Black
-        };
-        let low = word & !Self::WHITE;
-        let point = if low == Self::PASS {
-            None
-        } else if usize::from(low) < usize::from(size) * usize::from(size) {
-            Some(Point::from_index(usize::from(low), size))
-        } else {
-            return None;
-        };
-        Some(Played { color, point })
-    }
-}
-
 /// One entry of the game record as views show it (§8.1 `moves`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "camelCase")]
@@ -230,27 +196,5 @@ fn play_error(e: PlayError) -> BadukError {
         PlayError::OffBoard => BadukError::OffBoard,
         PlayError::Occupied => BadukError::Occupied,
         PlayError::Suicide => BadukError::Suicide,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn packed_moves_round_trip() {
-        for m in [
-            Played {
-                color: Color::White,
-                point: Some(Point::new(18, 18)),
-            },
-            Played {
-                color: Color::Black,
-                point: None,
-            },
-        ] {
-            assert_eq!(Played::unpack(m.pack(19), 19), Some(m));
-        }
-        assert_eq!(Played::unpack(361, 19), None);
     }
 }
