@@ -495,6 +495,35 @@ impl EmbeddedStore {
     }
 }
 
+/// The conditional `UPDATE` of a save: how many rows it changed (0 when the version moved on).
+fn update_row(
+    conn: &Connection,
+    room: &StoredRoom,
+    expected: u64,
+    grain_moves: bool,
+) -> Result<usize, StoreError> {
+    let sql = if grain_moves {
+        "UPDATE rooms SET version = ?2, body = ?3, due = ?4, expires_at = ?5, purge_after = ?7
+         WHERE id = ?1 AND version = ?6"
+    } else {
+        "UPDATE rooms SET version = ?2, body = ?3, due = ?4, expires_at = ?5
+         WHERE id = ?1 AND version = ?6"
+    };
+    conn.prepare_cached(sql)
+        .and_then(|mut st| {
+            let (id, version, body, due) =
+                (&room.id, int(room.version), &room.body, room.due.map(int));
+            let (expires, expected) = (int(room.expires_at), int(expected));
+            if grain_moves {
+                let purge = int(purge_after(room.expires_at));
+                st.execute(params![id, version, body, due, expires, expected, purge])
+            } else {
+                st.execute(params![id, version, body, due, expires, expected])
+            }
+        })
+        .map_err(unavailable)
+}
+
 impl Drop for EmbeddedStore {
     fn drop(&mut self) {
         self.stop_background.store(true, Ordering::Relaxed);
@@ -550,44 +579,34 @@ impl RoomStore for EmbeddedStore {
 
     async fn save_if_version(&self, room: &StoredRoom, expected: u64) -> Result<(), StoreError> {
         let mut conn = self.conn();
-        // One transaction for the room and the presence it drops: one commit, all or nothing.
-        let tx = conn.transaction().map_err(unavailable)?;
         // `purge_after` is indexed, so it is set only when its grain changes (the cache, current
         // under the writer lock, holds the expiry as stored; a miss writes it to be safe).
         let grain_moves = self
             .cache()
             .expires_at(&room.id)
             .is_none_or(|stored| purge_after(stored) != purge_after(room.expires_at));
-        let sql = if grain_moves {
-            "UPDATE rooms SET version = ?2, body = ?3, due = ?4, expires_at = ?5, purge_after = ?7
-             WHERE id = ?1 AND version = ?6"
+        let updated = if room.departed.is_empty() {
+            // One statement commits on its own: a BEGIN and a COMMIT around it would be two
+            // more statements parsed and run on every action.
+            update_row(&conn, room, expected, grain_moves)?
         } else {
-            "UPDATE rooms SET version = ?2, body = ?3, due = ?4, expires_at = ?5
-             WHERE id = ?1 AND version = ?6"
-        };
-        let updated = tx
-            .prepare_cached(sql)
-            .and_then(|mut st| {
-                let (id, version, body, due) =
-                    (&room.id, int(room.version), &room.body, room.due.map(int));
-                let (expires, expected) = (int(room.expires_at), int(expected));
-                if grain_moves {
-                    let purge = int(purge_after(room.expires_at));
-                    st.execute(params![id, version, body, due, expires, expected, purge])
-                } else {
-                    st.execute(params![id, version, body, due, expires, expected])
+            // The room and the presence it drops: one transaction, all or nothing. Presence
+            // is never written by a save, only pruned of the players the service found no
+            // longer seated.
+            let tx = conn.transaction().map_err(unavailable)?;
+            let updated = update_row(&tx, room, expected, grain_moves)?;
+            if updated == 1 {
+                for player in &room.departed {
+                    tx.prepare_cached("DELETE FROM presence WHERE room = ?1 AND player = ?2")
+                        .and_then(|mut st| st.execute(params![room.id, player]))
+                        .map_err(unavailable)?;
                 }
-            })
-            .map_err(unavailable)?;
-        if updated == 1 {
-            // Presence is never written by a save, only pruned of the players the service found
-            // no longer seated.
-            for player in &room.departed {
-                tx.prepare_cached("DELETE FROM presence WHERE room = ?1 AND player = ?2")
-                    .and_then(|mut st| st.execute(params![room.id, player]))
-                    .map_err(unavailable)?;
+                tx.commit().map_err(unavailable)?;
             }
-            tx.commit().map_err(unavailable)?;
+            // Otherwise nothing was written, and the transaction rolls back as it goes.
+            updated
+        };
+        if updated == 1 {
             self.update_cached(&room.id, |cached| {
                 cached.version = room.version;
                 cached.body.clone_from(&room.body);
@@ -598,9 +617,6 @@ impl RoomStore for EmbeddedStore {
                     cached.presence.remove(player);
                 }
             });
-        } else {
-            // Nothing was written: the transaction rolls back as it goes.
-            drop(tx);
         }
         drop(conn);
         if updated == 0 {

@@ -1,6 +1,8 @@
 //! Lobby actions (`setOptions`, `moveSeat`, `start`, `leave`, `kick`) and how an action's JSON
 //! becomes either a lobby action or the game's own.
 
+use std::sync::OnceLock;
+
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -173,19 +175,22 @@ impl<G: Game> RoomAction<G> {
     }
 }
 
-/// An action parsed for whichever game the room turns out to hold. The room's game is known
-/// only once the room is loaded, but parsing belongs at the edge, once, before the save loop:
-/// so the action is parsed for both games up front, and the room picks its own.
+/// An action for whichever game the room turns out to hold. The room's game is known only once
+/// the room is loaded, so the edge keeps the action as sent and each game parses it on first
+/// use ([`AnyAction::of`]): once per request, however many times a conflict makes the save
+/// loop redo its work. Parsing it for both games up front cost an error message for the wrong
+/// game on every request (a `setOptions` for 윷놀이 is no 바둑 `setOptions`).
 #[derive(Clone, Debug)]
 pub struct AnyAction {
     /// The action's `type` as sent (for logs).
     pub kind: String,
-    yut: Result<RoomAction<Yut>, RoomError>,
-    baduk: Result<RoomAction<Baduk>, RoomError>,
+    value: Value,
+    yut: OnceLock<Result<RoomAction<Yut>, RoomError>>,
+    baduk: OnceLock<Result<RoomAction<Baduk>, RoomError>>,
 }
 
 impl AnyAction {
-    /// Parses the `action` member of a request for both games.
+    /// Takes the `action` member of a request, for either game.
     pub fn parse(value: &Value) -> Self {
         AnyAction {
             kind: value
@@ -193,36 +198,44 @@ impl AnyAction {
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_owned(),
-            yut: RoomAction::from_json(value.clone()),
-            baduk: RoomAction::from_json(value.clone()),
+            value: value.clone(),
+            yut: OnceLock::new(),
+            baduk: OnceLock::new(),
         }
     }
 
     /// Whether this is `{"type": "rematch"}` (the same for every game).
     pub fn is_rematch(&self) -> bool {
-        matches!(self.yut, Ok(RoomAction::Lobby(LobbyAction::Rematch)))
+        self.kind == "rematch"
+            && matches!(
+                self.of::<Yut>(),
+                Ok(RoomAction::Lobby(LobbyAction::Rematch))
+            )
     }
 
     /// The action for a room of game `G`, or why it is not one of `G`'s.
     pub fn of<G: Pick>(&self) -> Result<&RoomAction<G>, RoomError> {
-        G::pick(self).as_ref().map_err(Clone::clone)
+        G::pick(self)
+            .get_or_init(|| RoomAction::from_json(self.value.clone()))
+            .as_ref()
+            .map_err(Clone::clone)
     }
 }
 
 /// The games an [`AnyAction`] is parsed for.
 pub trait Pick: Game + Sized {
     /// This game's parse of the action.
-    fn pick(action: &AnyAction) -> &Result<RoomAction<Self>, RoomError>;
+    fn pick(action: &AnyAction) -> &OnceLock<Result<RoomAction<Self>, RoomError>>;
 }
 
 impl Pick for Yut {
-    fn pick(action: &AnyAction) -> &Result<RoomAction<Self>, RoomError> {
+    fn pick(action: &AnyAction) -> &OnceLock<Result<RoomAction<Self>, RoomError>> {
         &action.yut
     }
 }
 
 impl Pick for Baduk {
-    fn pick(action: &AnyAction) -> &Result<RoomAction<Self>, RoomError> {
+    fn pick(action: &AnyAction) -> &OnceLock<Result<RoomAction<Self>, RoomError>> {
         &action.baduk
     }
 }
