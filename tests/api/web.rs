@@ -48,6 +48,12 @@ async fn web_files_are_gzipped_when_accepted_and_inflate_to_the_same_bytes() {
         assert_eq!(r.status(), StatusCode::OK, "{path}");
         assert_eq!(r.headers()[CONTENT_ENCODING], "gzip", "{path}");
         assert_eq!(r.headers()[VARY], "accept-encoding", "{path}");
+        assert_eq!(r.headers()["x-content-type-options"], "nosniff", "{path}");
+        // The page keeps its policy: only its own origin, in either coding.
+        if !path.starts_with("/app/") && !path.starts_with("/client/") {
+            let csp = r.headers()["content-security-policy"].to_str().unwrap();
+            assert!(csp.starts_with("default-src 'self'"), "{path}: {csp}");
+        }
         let gz_etag = r.headers()[ETAG].clone();
         let body = r.bytes().await.unwrap();
         assert!(
