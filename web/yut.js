@@ -128,20 +128,14 @@ export function yutScreen(act, { rematch }) {
   }
   const sideOfPlayer = (p) => room.state.sides[room.state.sideOf[p]];
 
+  /**
+   * Plays the chosen move — or, for a teammate, recommends it: the player on turn sees it, and
+   * nothing moves.
+   */
   function move(m) {
     choosing = null;
     chosenThrow = null;
-    act({ type: 'MOVE', throwIndex: m.throwIndex, from: m.from });
-  }
-  /** A teammate's recommendation: the chosen result (the only one, if just one) and a piece. */
-  function recommend(from) {
-    const throwIndex = chosenThrow ?? (room.state.pending.length === 1 ? 0 : null);
-    if (throwIndex == null) {
-      el.querySelector('[data-testid="yut-chip"]')?.focus();
-      return;
-    }
-    chosenThrow = null;
-    act({ type: 'RECOMMEND', throwIndex, from });
+    act({ type: teammate() ? 'RECOMMEND' : 'MOVE', throwIndex: m.throwIndex, from: m.from });
   }
 
   function draw() {
@@ -149,7 +143,9 @@ export function yutScreen(act, { rematch }) {
     const over = room.status === 'finished';
     const myTurn = !over && mine();
     const advising = !over && teammate();
-    const moves = (myTurn && st.phase === 'move' ? st.legalMoves ?? [] : [])
+    // A teammate gets the same legalMoves as the player on turn, to recommend one of them.
+    const dest = advising ? 'yut-recommend' : 'yut-dest';
+    const moves = ((myTurn || advising) && st.phase === 'move' ? st.legalMoves ?? [] : [])
       .filter((m) => chosenThrow == null || m.throwIndex === chosenThrow);
     const byDest = new Map();
     for (const m of moves) {
@@ -224,9 +220,9 @@ export function yutScreen(act, { rematch }) {
       const names = [...new Set(ms.map((m) => RESULT[st.pending[m.throwIndex]][0]))].join('·');
       const advised = recsTo.get(k)?.map((r) => `추천: ${nameOf(r.by)}`).join(', ') ?? '';
       board.append(s('g', {
-        class: `dest${badge === '잡기!' ? ' capture' : ''}${choosing === k ? ' chosen' : ''}${advised ? ' recommended' : ''}`,
-        testid: 'yut-dest', 'data-node': node,
-        tabindex: 0, role: 'button', 'data-focus': `dest-${node}`, 'aria-label': `${NAMES[node]}(으)로 ${names} ${badge} ${advised}`,
+        class: `dest${badge === '잡기!' ? ' capture' : ''}${choosing === k ? ' chosen' : ''}${advised ? ' recommended' : ''}${advising ? ' advise' : ''}`,
+        testid: dest, 'data-node': node, tabindex: 0, role: 'button', 'data-focus': `dest-${node}`,
+        'aria-label': `${advising ? '추천하기: ' : ''}${NAMES[node]}(으)로 ${names} ${badge} ${advised}`,
         onclick: () => pick(k), onkeydown: (e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), pick(k)),
       },
       s('circle', { cx: x, cy: y, r: 6.8, class: 'dest-ring' }),
@@ -240,19 +236,6 @@ export function yutScreen(act, { rematch }) {
       board.append(s('g', { class: 'rec-mark', testid: 'yut-recommendation-mark', 'data-node': k, 'aria-hidden': 'true' },
         s('circle', { cx: x, cy: y, r: 7.6, class: 'rec-ring' }),
         s('text', { x, y: y + 10.6, class: 'rec-label', text: `추천: ${rs.map((r) => nameOf(r.by)).join(', ')}` })));
-    }
-    // A teammate's picks: the team's pieces on the board (the server works out where they stop).
-    if (advising) {
-      for (const [node, o] of occupant) {
-        if (o.side !== moverSide) continue;
-        const [x, y] = XY[node];
-        board.append(s('g', {
-          class: 'advise', testid: 'yut-recommend', 'data-node': node, tabindex: 0, role: 'button',
-          'data-focus': `advise-${node}`, 'aria-label': `${NAMES[node]}의 말을 추천하기`,
-          onclick: () => recommend(node),
-          onkeydown: (e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), recommend(node)),
-        }, s('circle', { cx: x, cy: y, r: 6.2, class: 'advise-ring' })));
-      }
     }
 
     const goalMoves = byDest.get('goal');
@@ -269,8 +252,9 @@ export function yutScreen(act, { rematch }) {
       ? h('div', { class: 'choice', role: 'group', 'aria-label': '어떤 말을 움직일까요?' },
         h('p', { text: `${choosing === 'goal' ? '날' : choosing === 'home' ? '대기' : NAMES[choosing]}(으)로 가는 방법이 여러 개예요. 골라 주세요.` }),
         byDest.get(choosing).map((m) => h('button', {
-          type: 'button', class: 'secondary', testid: 'yut-choice', 'data-focus': `choice-${m.throwIndex}-${m.from}`,
-          text: `${m.from === 'home' ? '새 말' : `${NAMES[m.from]}의 말`}을 ${RESULT[st.pending[m.throwIndex]][0]}(으)로`,
+          type: 'button', class: 'secondary', testid: advising ? 'yut-recommend-choice' : 'yut-choice',
+          'data-focus': `choice-${m.throwIndex}-${m.from}`,
+          text: `${m.from === 'home' ? '새 말' : `${NAMES[m.from]}의 말`}을 ${RESULT[st.pending[m.throwIndex]][0]}(으)로${advising ? ' 추천' : ''}`,
           onclick: () => move(m),
         })),
         h('button', { type: 'button', class: 'secondary small', text: '취소', onclick: () => { choosing = null; draw(); } }))
@@ -288,19 +272,15 @@ export function yutScreen(act, { rematch }) {
         disabled: !(myTurn && st.phase === 'throw'), onclick: () => act({ type: 'THROW' }),
       }, '윷 던지기'),
       goalMoves ? h('button', {
-        type: 'button', class: 'primary goal', testid: 'yut-dest', 'data-node': 'goal', 'data-focus': 'dest-goal',
+        type: 'button', class: 'primary goal', testid: dest, 'data-node': 'goal', 'data-focus': 'dest-goal',
         onclick: () => pick('goal'),
-      }, `날! (${[...new Set(goalMoves.map((m) => RESULT[st.pending[m.throwIndex]][0]))].join('·')})`) : null,
+      }, `${advising ? '추천: ' : ''}날! (${[...new Set(goalMoves.map((m) => RESULT[st.pending[m.throwIndex]][0]))].join('·')})`) : null,
       homeMoves ? h('button', {
-        type: 'button', class: 'secondary goal', testid: 'yut-dest', 'data-node': 'home', 'data-focus': 'dest-home',
+        type: 'button', class: 'secondary goal', testid: dest, 'data-node': 'home', 'data-focus': 'dest-home',
         onclick: () => pick('home'),
-      }, '빽도: 대기로 돌아가기') : null,
+      }, `${advising ? '추천: ' : ''}빽도: 대기로 돌아가기`) : null,
       control === 'auto' ? h('button', { type: 'button', class: 'secondary', testid: 'take-control', text: '직접 하기',
-        onclick: () => act({ type: 'TAKE_CONTROL' }) }) : null,
-      advising && moverSide?.pieces.some((p) => p.status === 'home') ? h('button', {
-        type: 'button', class: 'secondary goal', testid: 'yut-recommend', 'data-node': 'home', 'data-focus': 'advise-home',
-        onclick: () => recommend('home'),
-      }, '새 말 내기를 추천') : null);
+        onclick: () => act({ type: 'TAKE_CONTROL' }) }) : null);
 
     const deadline = room.deadlineAt;
     const timer = h('div', { class: 'timer', testid: 'timer' });
@@ -339,7 +319,7 @@ export function yutScreen(act, { rematch }) {
     // Team games only (the list is empty for everyone outside the team on turn). The box stays
     // while the game runs, so recommendations coming and going do not move the panel.
     const recList = room.options?.mode === 'team' && !over ? h('div', { class: 'recs', testid: 'recommendations', 'aria-live': 'polite' },
-      advising ? h('p', { class: 'hint', text: '우리 팀 차례예요. 결과를 고르고 움직일 말을 누르면 추천해요(우리 팀에게만 보여요).' }) : null,
+      advising ? h('p', { class: 'hint', text: '갈 칸을 누르면 추천해요. 우리 팀만 보고, 말은 그대로예요.' }) : null,
       recs.map((r) => h('p', { class: 'rec', testid: 'yut-recommendation', 'data-by': r.by, 'data-node': String(r.to) },
         h('span', { class: 'badge rec-badge', text: `추천: ${nameOf(r.by)}` }),
         ` ${RESULT[st.pending[r.throwIndex]]?.[0] ?? ''} · ${r.from === 'home' ? '새 말' : `${spotName(r.from)}의 말`} → ${spotName(r.to)}`,
@@ -386,7 +366,7 @@ export function yutScreen(act, { rematch }) {
     else if (ms.length > 1) {
       choosing = k;
       draw();
-      el.querySelector('[data-testid="yut-choice"]')?.focus();
+      el.querySelector('[data-testid="yut-choice"], [data-testid="yut-recommend-choice"]')?.focus();
     }
   }
 

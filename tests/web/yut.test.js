@@ -30,30 +30,37 @@ async function picking(page) {
 }
 
 /**
- * The rules page's 팀전: `mate` (on the team on turn, not on turn) picks a result and a piece
- * through the UI; the player on turn (`mover`) sees "추천: name" on the board and in the list,
- * the recommender's team sees it, and nobody outside the team does. Then the player on turn
- * plays it with [이대로 이동]. Returns false (nothing sent) when every pending result is 빽도.
+ * The rules page's 팀전: `mate` (on the team on turn, not on turn) sees the same destinations as
+ * the player on turn and taps one; the player on turn (`mover`) sees "추천: name" where it stops,
+ * in the list and on the ringed destination; the recommender's team sees it, nobody outside the
+ * team does, and nothing moved. Then the player on turn plays it with [이대로 이동].
  */
 async function recommendAndFollow(mover, mate, mateName, outsiders) {
   const v = await version(mover);
   if (v > (await version(mate))) await versionAbove(mate, v - 1);
   await mate.getByTestId('yut-recommend').first().waitFor();
+  assert.deepEqual(
+    await mate.getByTestId('yut-recommend').evaluateAll((els) => els.map((e) => e.dataset.node).sort()),
+    await mover.getByTestId('yut-dest').evaluateAll((els) => els.map((e) => e.dataset.node).sort()),
+    'the teammate chooses among the moves of the player on turn',
+  );
   const chips = mate.getByTestId('yut-chip');
-  const pick = (await chips.allInnerTexts()).findIndex((t) => !t.includes('빽도'));
-  if (pick < 0) return false;
-  await chips.nth(pick).click();
-  assert.equal(await chips.nth(pick).getAttribute('aria-pressed'), 'true', 'the teammate picked a result');
-  // A new piece if the team has one waiting (always legal with a forward result), else a piece.
-  const home = mate.locator('[data-testid="yut-recommend"][data-node="home"]');
-  await ((await home.count()) ? home : mate.getByTestId('yut-recommend').first()).click();
+  if ((await chips.count()) > 1) {
+    await chips.first().click();
+    assert.equal(await chips.first().getAttribute('aria-pressed'), 'true', 'the teammate picked a result');
+  }
+  const target = mate.getByTestId('yut-recommend').first();
+  const to = await target.getAttribute('data-node');
+  await target.click();
+  const choice = mate.getByTestId('yut-recommend-choice');
+  if (await choice.count()) await choice.first().click();
   await versionAbove(mover, v);
   const rec = mover.getByTestId('yut-recommendation');
   await rec.waitFor();
   assert.equal(await rec.count(), 1);
   assert.match(await rec.innerText(), new RegExp(`추천: ${mateName}`));
-  const to = await rec.getAttribute('data-node');
-  if (to !== 'goal') {
+  assert.equal(await rec.getAttribute('data-node'), to, 'recommended where the teammate tapped');
+  if (to !== 'goal' && to !== 'home') {
     const mark = mover.locator(`[data-testid="yut-recommendation-mark"][data-node="${to}"]`);
     assert.match(await mark.textContent(), new RegExp(`추천: ${mateName}`), 'marked on the board where it stops');
     assert.equal(await mover.locator(`[data-testid="yut-dest"][data-node="${to}"].recommended`).count(), 1,
@@ -67,11 +74,11 @@ async function recommendAndFollow(mover, mate, mateName, outsiders) {
     assert.equal(await page.getByTestId('yut-recommend').count(), 0, 'they cannot recommend');
   }
   await shots(mover, 'yut-recommendation');
+  await shots(mate, 'yut-recommending');
   const before = await version(mover);
   await mover.getByTestId('yut-follow').click();
   await versionAbove(mover, before);
   assert.equal(await mover.getByTestId('yut-recommendation').count(), 0, 'used up with the move');
-  return true;
 }
 
 /** Plays one action on `page` if it is that player's turn; returns whether it did. */
@@ -137,12 +144,11 @@ test('a 4-player team 윷놀이 game under the rules-page preset, through the UI
       // Twice in the game, once the board has pieces: the teammate recommends, the mover follows.
       if (recommended < 2 && actions >= 8 * (recommended + 1) && (await picking(page))) {
         const outsiders = [pages[(i + 1) % 4], pages[(i + 3) % 4], spectator];
-        if (await recommendAndFollow(page, pages[(i + 2) % 4], everyone[(i + 2) % 4], outsiders)) {
-          recommended++;
-          acted = true;
-          actions++;
-          break;
-        }
+        await recommendAndFollow(page, pages[(i + 2) % 4], everyone[(i + 2) % 4], outsiders);
+        recommended++;
+        acted = true;
+        actions++;
+        break;
       }
       if (await playIfMyTurn(page)) {
         acted = true;
