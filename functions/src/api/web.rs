@@ -288,6 +288,23 @@ mod tests {
     }
 
     #[test]
+    fn if_none_match_is_compared_weakly_and_star_matches() {
+        let ours = HeaderValue::from_static("\"abc-gz\"");
+        let with = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::IF_NONE_MATCH, HeaderValue::from_str(value).unwrap());
+            not_modified(&headers, &ours)
+        };
+        for yes in ["\"abc-gz\"", "W/\"abc-gz\"", "\"x\", \"abc-gz\"", "*"] {
+            assert!(with(yes), "{yes}");
+        }
+        for no in ["\"abc\"", "\"abc-gz", "abc-gz", "\"ABC-GZ\""] {
+            assert!(!with(no), "{no}");
+        }
+        assert!(!not_modified(&HeaderMap::new(), &ours));
+    }
+
+    #[test]
     fn every_file_has_a_gzip_form_that_inflates_to_it_and_is_smaller() {
         use std::io::Read as _;
         for (key, file) in FILES.iter() {
