@@ -68,6 +68,21 @@ async function openRoom(roomId) {
   });
 }
 
+/**
+ * 한 판 더: asks for the rematch unless another player already did, then moves into the new
+ * lobby. The seat goes along — the old room's token works in the new room (same players, same
+ * seats) — so the page opens there as the same player, at its own address.
+ */
+async function rematch() {
+  const room = current?.session.room;
+  if (!room) return;
+  const next = room.rematchRoomId ?? (await act({ type: 'rematch' }))?.room?.rematchRoomId;
+  if (!next) return;
+  const seat = seats.get(room.roomId);
+  if (seat) seats.save(next, seat);
+  go(`/r/${encodeURIComponent(next)}`);
+}
+
 /** Sends an action for the room on screen; failures show their Korean detail. */
 async function act(action, options = {}) {
   if (!current) return null;
@@ -86,7 +101,7 @@ function shareUrl(roomId) {
 const STATUS_KO = { lobby: '모이는 중', playing: '게임 중', finished: '끝남' };
 const GAME_KO = { yut: '윷놀이', baduk: '바둑' };
 
-function roomHeader(room, session) {
+function roomHeader(room) {
   const url = shareUrl(room.roomId);
   const me = room.players.find((p) => p.id === room.you);
   return h('div', { class: 'room-head' },
@@ -111,7 +126,6 @@ function roomHeader(room, session) {
     ),
     h('p', { class: 'rules-line', text: room.ruleSummary }),
     commitmentLine(room),
-    session.token ? null : null,
   );
 }
 
@@ -121,7 +135,7 @@ function renderRoom(state) {
   if (!room) return;
   // Keep the focused control focused across the redraw (keyboard players).
   const focused = document.activeElement?.closest?.('[data-focus]')?.dataset.focus;
-  const head = roomHeader(room, session);
+  const head = roomHeader(room);
   let body;
   if (room.status === 'lobby') {
     state.screen?.destroy?.();
@@ -145,7 +159,7 @@ function renderRoom(state) {
     if (!state.screen || state.kind !== room.game) {
       state.screen?.destroy?.();
       state.kind = room.game;
-      state.screen = room.game === 'yut' ? yutScreen(act) : badukScreen(act, client);
+      state.screen = room.game === 'yut' ? yutScreen(act, { rematch }) : badukScreen(act, client, { rematch });
     }
     state.screen.update(room);
     body = state.screen.el;

@@ -3,7 +3,7 @@
 // undo / draw / resign with their consent flows, illegal points explained on tap, the scoring
 // phase (dead stones translucent with ×, territory marks, the live count, agree and resume),
 // the SGF download, and spectators without buttons.
-import { ask, clock, h, revealBox, s, serverNow, toast } from './ui.js';
+import { ask, clock, h, rematchBox, revealBox, s, serverNow, toast } from './ui.js';
 
 const COLS = 'ABCDEFGHJKLMNOPQRST';
 const STARS = {
@@ -64,7 +64,7 @@ function remaining(st, color, now) {
 }
 
 /** The 바둑 screen; `update(room)` redraws it. */
-export function badukScreen(act, client) {
+export function badukScreen(act, client, { rematch }) {
   const el = h('div', { class: 'game baduk' });
   let room = null;
   let st = null;
@@ -252,6 +252,7 @@ export function badukScreen(act, client) {
     const result = room.status === 'finished' && room.result ? h('section', { class: 'card result', testid: 'result' },
       h('h2', { text: room.result.summaryKo ?? '대국 끝' }),
       room.result.score ? h('p', { text: `흑 ${room.result.score.black.total} : 백 ${room.result.score.white.total}` }) : null,
+      rematchBox(room, rematch),
       revealBox(room),
       h('a', { href: '/', class: 'button secondary', text: '새 방 만들기' })) : null;
     const sgf = h('a', { class: 'button secondary small', testid: 'sgf', href: `/rooms/${encodeURIComponent(room.roomId)}/sgf`, download: `madang-${room.roomId}.sgf`, text: '기보 받기(SGF)' });

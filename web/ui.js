@@ -147,3 +147,26 @@ export function revealBox(room) {
       h('dt', { text: '솔트' }), h('dd', {}, h('code', { text: rv.salt })),
       h('dt', { text: '사용한 난수' }), h('dd', { text: `${rv.words}개(32비트)` })));
 }
+
+/**
+ * 한 판 더 on a result screen. A player of the finished game gets one button: it asks for the
+ * rematch, or — once anyone has (`rematchRoomId`) — takes them to it. A spectator gets a link
+ * to watch the new game once it exists. `onRematch` is the app's: it asks, then moves over.
+ */
+export function rematchBox(room, onRematch) {
+  const me = room.players.find((p) => p.id === room.you);
+  const next = room.rematchRoomId ?? null;
+  if (me && !me.left) {
+    return h('div', { class: 'rematch' },
+      h('button', {
+        type: 'button', class: 'primary big', testid: 'rematch', 'data-focus': 'rematch',
+        'data-ready': next ? 'true' : 'false', onclick: onRematch,
+        text: next ? '한 판 더: 새 판으로 가기' : '한 판 더',
+      }),
+      // Always there (empty until the new room exists), so the card does not jump.
+      h('span', { class: 'hint', testid: 'rematch-hint', text: next ? '새 판이 열렸어요. 같은 자리로 가요.' : '' }));
+  }
+  return next ? h('a', {
+    href: `/r/${encodeURIComponent(next)}`, class: 'button secondary', testid: 'rematch-watch', text: '새 판 구경하기',
+  }) : null;
+}

@@ -2,7 +2,7 @@
 // shape and stack counts, the pending results, the throw button and the four sticks, legal
 // destinations with result names, badges and path, the choice between moves to one spot,
 // timers, auto play / bot / away states, team recommendations and the result.
-import { ask, clock, h, revealBox, s, serverNow } from './ui.js';
+import { ask, clock, h, rematchBox, revealBox, s, serverNow } from './ui.js';
 
 const RESULT = {
   do: ['도', 1], gae: ['개', 2], geol: ['걸', 3], yut: ['윷', 4], mo: ['모', 5], backdo: ['빽도', -1],
@@ -98,8 +98,13 @@ function sticksView(lastThrow, animate) {
     h('strong', { class: 'stick-result', testid: 'last-throw', text: label }));
 }
 
-/** The 윷놀이 screen; `update(room)` redraws it from a room view. */
-export function yutScreen(act) {
+const spotName = (node) => (node === 'goal' ? '날' : node === 'home' ? '대기' : NAMES[node] ?? String(node));
+
+/**
+ * The 윷놀이 screen; `update(room)` redraws it from a room view. `rematch` is the app's 한 판 더
+ * (ask, then move over).
+ */
+export function yutScreen(act, { rematch }) {
   const el = h('div', { class: 'game yut' });
   let room = null;
   let chosenThrow = null;
@@ -110,19 +115,37 @@ export function yutScreen(act) {
   function mine() {
     return room.you && room.state.turnOrder[room.state.turnIndex] === room.you;
   }
+  /**
+   * Whether the viewer may recommend (yut.md §8.2, rules page 팀전): a teammate of the player on
+   * turn, in a team game, while that player picks a move.
+   */
+  function teammate() {
+    const st = room.state;
+    const me = room.you;
+    if (!me || room.status !== 'playing' || room.options?.mode !== 'team' || st.phase !== 'move') return false;
+    const mover = st.turnOrder[st.turnIndex];
+    return me !== mover && st.sideOf[me] != null && st.sideOf[me] === st.sideOf[mover];
+  }
   const sideOfPlayer = (p) => room.state.sides[room.state.sideOf[p]];
 
+  /**
+   * Plays the chosen move — or, for a teammate, recommends it: the player on turn sees it, and
+   * nothing moves.
+   */
   function move(m) {
     choosing = null;
     chosenThrow = null;
-    act({ type: 'MOVE', throwIndex: m.throwIndex, from: m.from });
+    act({ type: teammate() ? 'RECOMMEND' : 'MOVE', throwIndex: m.throwIndex, from: m.from });
   }
 
   function draw() {
     const st = room.state;
     const over = room.status === 'finished';
     const myTurn = !over && mine();
-    const moves = (myTurn && st.phase === 'move' ? st.legalMoves ?? [] : [])
+    const advising = !over && teammate();
+    // A teammate gets the same legalMoves as the player on turn, to recommend one of them.
+    const dest = advising ? 'yut-recommend' : 'yut-dest';
+    const moves = ((myTurn || advising) && st.phase === 'move' ? st.legalMoves ?? [] : [])
       .filter((m) => chosenThrow == null || m.throwIndex === chosenThrow);
     const byDest = new Map();
     for (const m of moves) {
@@ -142,6 +165,14 @@ export function yutScreen(act) {
     const mover = st.turnOrder[st.turnIndex];
     const moverSide = mover ? sideOfPlayer(mover) : null;
     const recs = st.recommendations ?? [];
+    const nameOf = (id) => room.players.find((p) => p.id === id)?.name ?? id;
+    // Recommended moves by destination, to mark the player's own choices with them.
+    const recsTo = new Map();
+    for (const r of recs) {
+      const k = String(r.to);
+      if (!recsTo.has(k)) recsTo.set(k, []);
+      recsTo.get(k).push(r);
+    }
 
     const board = s('svg', { viewBox: '-8 -8 116 116', class: 'yut-board', role: 'group', 'aria-label': '윷판' });
     for (const [a, b] of EDGES) {
@@ -187,19 +218,24 @@ export function yutScreen(act) {
       const target = occupant.get(node);
       const badge = first.captures > 0 ? '잡기!' : target && target.side === moverSide ? '업기' : '';
       const names = [...new Set(ms.map((m) => RESULT[st.pending[m.throwIndex]][0]))].join('·');
+      const advised = recsTo.get(k)?.map((r) => `추천: ${nameOf(r.by)}`).join(', ') ?? '';
       board.append(s('g', {
-        class: `dest${badge === '잡기!' ? ' capture' : ''}${choosing === k ? ' chosen' : ''}`, testid: 'yut-dest', 'data-node': node,
-        tabindex: 0, role: 'button', 'data-focus': `dest-${node}`, 'aria-label': `${NAMES[node]}(으)로 ${names} ${badge}`,
+        class: `dest${badge === '잡기!' ? ' capture' : ''}${choosing === k ? ' chosen' : ''}${advised ? ' recommended' : ''}${advising ? ' advise' : ''}`,
+        testid: dest, 'data-node': node, tabindex: 0, role: 'button', 'data-focus': `dest-${node}`,
+        'aria-label': `${advising ? '추천하기: ' : ''}${NAMES[node]}(으)로 ${names} ${badge} ${advised}`,
         onclick: () => pick(k), onkeydown: (e) => (e.key === 'Enter' || e.key === ' ') && (e.preventDefault(), pick(k)),
       },
       s('circle', { cx: x, cy: y, r: 6.8, class: 'dest-ring' }),
       s('text', { x, y: y + 1.6, class: 'dest-label', text: names }),
       badge ? s('text', { x, y: y - 8, class: 'dest-badge', text: badge }) : null));
     }
-    for (const r of recs) {
-      if (XY[r.to] == null) continue;
-      const [x, y] = XY[r.to];
-      board.append(s('text', { x, y: y + 10, class: 'rec-label', text: '추천' }));
+    // The team's recommendations where they would stop: a badge with the recommender's name.
+    for (const [k, rs] of recsTo) {
+      if (XY[k] == null) continue;
+      const [x, y] = XY[k];
+      board.append(s('g', { class: 'rec-mark', testid: 'yut-recommendation-mark', 'data-node': k, 'aria-hidden': 'true' },
+        s('circle', { cx: x, cy: y, r: 7.6, class: 'rec-ring' }),
+        s('text', { x, y: y + 10.6, class: 'rec-label', text: `추천: ${rs.map((r) => nameOf(r.by)).join(', ')}` })));
     }
 
     const goalMoves = byDest.get('goal');
@@ -207,7 +243,7 @@ export function yutScreen(act) {
     const pending = h('div', { class: 'chips', role: 'group', 'aria-label': '모아 둔 결과' },
       st.pending.length ? st.pending.map((t, i) => h('button', {
         type: 'button', class: `chip${chosenThrow === i ? ' chosen' : ''}`, 'data-focus': `chip-${i}`, testid: 'yut-chip',
-        'aria-pressed': chosenThrow === i ? 'true' : 'false', disabled: !(myTurn && st.phase === 'move'),
+        'aria-pressed': chosenThrow === i ? 'true' : 'false', disabled: !((myTurn && st.phase === 'move') || advising),
         onclick: () => { chosenThrow = chosenThrow === i ? null : i; choosing = null; draw(); },
       }, h('b', { text: RESULT[t][0] }), h('small', { text: RESULT[t][1] > 0 ? `${RESULT[t][1]}` : '−1' })))
         : h('span', { class: 'hint', text: '모아 둔 결과 없음' }));
@@ -216,8 +252,9 @@ export function yutScreen(act) {
       ? h('div', { class: 'choice', role: 'group', 'aria-label': '어떤 말을 움직일까요?' },
         h('p', { text: `${choosing === 'goal' ? '날' : choosing === 'home' ? '대기' : NAMES[choosing]}(으)로 가는 방법이 여러 개예요. 골라 주세요.` }),
         byDest.get(choosing).map((m) => h('button', {
-          type: 'button', class: 'secondary', testid: 'yut-choice', 'data-focus': `choice-${m.throwIndex}-${m.from}`,
-          text: `${m.from === 'home' ? '새 말' : `${NAMES[m.from]}의 말`}을 ${RESULT[st.pending[m.throwIndex]][0]}(으)로`,
+          type: 'button', class: 'secondary', testid: advising ? 'yut-recommend-choice' : 'yut-choice',
+          'data-focus': `choice-${m.throwIndex}-${m.from}`,
+          text: `${m.from === 'home' ? '새 말' : `${NAMES[m.from]}의 말`}을 ${RESULT[st.pending[m.throwIndex]][0]}(으)로${advising ? ' 추천' : ''}`,
           onclick: () => move(m),
         })),
         h('button', { type: 'button', class: 'secondary small', text: '취소', onclick: () => { choosing = null; draw(); } }))
@@ -235,13 +272,13 @@ export function yutScreen(act) {
         disabled: !(myTurn && st.phase === 'throw'), onclick: () => act({ type: 'THROW' }),
       }, '윷 던지기'),
       goalMoves ? h('button', {
-        type: 'button', class: 'primary goal', testid: 'yut-dest', 'data-node': 'goal', 'data-focus': 'dest-goal',
+        type: 'button', class: 'primary goal', testid: dest, 'data-node': 'goal', 'data-focus': 'dest-goal',
         onclick: () => pick('goal'),
-      }, `날! (${[...new Set(goalMoves.map((m) => RESULT[st.pending[m.throwIndex]][0]))].join('·')})`) : null,
+      }, `${advising ? '추천: ' : ''}날! (${[...new Set(goalMoves.map((m) => RESULT[st.pending[m.throwIndex]][0]))].join('·')})`) : null,
       homeMoves ? h('button', {
-        type: 'button', class: 'secondary goal', testid: 'yut-dest', 'data-node': 'home', 'data-focus': 'dest-home',
+        type: 'button', class: 'secondary goal', testid: dest, 'data-node': 'home', 'data-focus': 'dest-home',
         onclick: () => pick('home'),
-      }, '빽도: 대기로 돌아가기') : null,
+      }, `${advising ? '추천: ' : ''}빽도: 대기로 돌아가기`) : null,
       control === 'auto' ? h('button', { type: 'button', class: 'secondary', testid: 'take-control', text: '직접 하기',
         onclick: () => act({ type: 'TAKE_CONTROL' }) }) : null);
 
@@ -256,7 +293,8 @@ export function yutScreen(act) {
 
     const turnText = over ? '게임이 끝났어요'
       : myTurn ? (st.phase === 'throw' ? '내 차례: 윷을 던지세요' : '내 차례: 갈 칸을 고르세요')
-        : `${room.players.find((p) => p.id === mover)?.name ?? ''}의 차례`;
+        : advising ? `${nameOf(mover)}의 차례: 추천할 수 있어요`
+          : `${nameOf(mover) ?? ''}의 차례`;
 
     const sidesPanel = h('ul', { class: 'sides' }, st.sides.map((side) => {
       const home = side.pieces.filter((p) => p.status === 'home').length;
@@ -267,7 +305,7 @@ export function yutScreen(act) {
           id === me ? h('span', { class: 'badge me', text: '나' }) : null,
           p?.bot || st.control?.[id] === 'bot' ? h('span', { class: 'badge', text: '봇' }) : null,
           st.control?.[id] === 'auto' ? h('span', { class: 'badge', testid: 'auto-badge', text: '자동 진행' }) : null,
-          st.away?.[id] ? h('span', { class: 'badge off', text: '자리 비움' }) : null,
+          st.away?.[id] ? h('span', { class: 'badge off', testid: 'away-badge', text: '자리 비움' }) : null,
           p && !p.connected ? h('span', { class: 'badge off', text: '연결 끊김' }) : null);
       });
       const tray = s('svg', { viewBox: `0 0 ${side.pieces.length * 10} 10`, class: 'tray', 'aria-hidden': 'true' },
@@ -278,8 +316,17 @@ export function yutScreen(act) {
         h('div', { class: 'side-pieces' }, tray, h('span', { text: `대기 ${home} · 남 ${done}` })));
     }));
 
-    const recList = recs.length ? h('p', { class: 'hint', testid: 'recommendations' },
-      recs.map((r) => `${room.players.find((p) => p.id === r.by)?.name ?? r.by}: ${RESULT[st.pending[r.throwIndex]]?.[0] ?? ''} → ${r.to === 'goal' ? '날' : NAMES[r.to] ?? r.to}`).join(' · '))
+    // Team games only (the list is empty for everyone outside the team on turn). The box stays
+    // while the game runs, so recommendations coming and going do not move the panel.
+    const recList = room.options?.mode === 'team' && !over ? h('div', { class: 'recs', testid: 'recommendations', 'aria-live': 'polite' },
+      advising ? h('p', { class: 'hint', text: '갈 칸을 누르면 추천해요. 우리 팀만 보고, 말은 그대로예요.' }) : null,
+      recs.map((r) => h('p', { class: 'rec', testid: 'yut-recommendation', 'data-by': r.by, 'data-node': String(r.to) },
+        h('span', { class: 'badge rec-badge', text: `추천: ${nameOf(r.by)}` }),
+        ` ${RESULT[st.pending[r.throwIndex]]?.[0] ?? ''} · ${r.from === 'home' ? '새 말' : `${spotName(r.from)}의 말`} → ${spotName(r.to)}`,
+        myTurn ? h('button', {
+          type: 'button', class: 'secondary small', testid: 'yut-follow', 'data-focus': `follow-${r.by}`, text: '이대로 이동',
+          onclick: () => move({ throwIndex: r.throwIndex, from: r.from }),
+        }) : null)))
       : null;
 
     const result = over && room.result ? h('section', { class: 'card result', testid: 'result' },
@@ -288,6 +335,7 @@ export function yutScreen(act) {
         h('b', { text: r.rank != null ? `${r.rank}등` : '—' }), ' ',
         st.sides[r.side]?.name ?? r.players.map((id) => room.players.find((p) => p.id === id)?.name).join(', '),
         ` · 남 ${r.finishedPieces}개`))),
+      rematchBox(room, rematch),
       revealBox(room),
       h('a', { href: '/', class: 'button secondary', text: '새 방 만들기' })) : null;
 
@@ -318,7 +366,7 @@ export function yutScreen(act) {
     else if (ms.length > 1) {
       choosing = k;
       draw();
-      el.querySelector('[data-testid="yut-choice"]')?.focus();
+      el.querySelector('[data-testid="yut-choice"], [data-testid="yut-recommend-choice"]')?.focus();
     }
   }
 

@@ -622,7 +622,16 @@ fn y16_a_teammate_recommends_a_move_seen_by_the_team_only_and_nothing_moves() {
 
     // Not while throwing.
     assert_eq!(t.act(mate, recommend), Err(YutError::NotMovePhase));
+    assert!(Yut::view(&t.state, Some(&t.p(mate))).legal_moves.is_none());
     t.turn(mover_seat, &[Do, Geol]);
+    // The teammate picks among the moves of the player to move: they see the same legalMoves;
+    // the other team and spectators do not.
+    let moves = Yut::view(&t.state, Some(&mover)).legal_moves;
+    assert!(moves.as_ref().is_some_and(|m| !m.is_empty()));
+    assert_eq!(Yut::view(&t.state, Some(&t.p(mate))).legal_moves, moves);
+    for viewer in [Some(t.p(rival)), Some(t.p((rival + 2) % 4)), None] {
+        assert!(Yut::view(&t.state, viewer.as_ref()).legal_moves.is_none());
+    }
     let before = t.state.clone();
     let events = t.act(mate, recommend).unwrap();
     assert_eq!(

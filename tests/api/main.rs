@@ -10,5 +10,6 @@ mod polling;
 mod race;
 mod rematch;
 mod rooms;
+mod web;
 mod yut_games;
 mod yut_house_rules;

@@ -21,8 +21,10 @@
 //!   `requestContext.http.sourceIp`, stage `$default`) — or, with [`FrontDoor::FunctionUrl`], the
 //!   same format as a Lambda Function URL sends it (`routeKey` `$default`, no path parameters) —
 //!   and the function's answer back into HTTP, so the game drivers of `madang_tests` run against
-//!   it unchanged. Like API Gateway, a path that the route does not match (`/` for
-//!   `/{proxy+}`) is answered `404 {"message":"Not Found"}` without invoking the function.
+//!   it unchanged. `/` does not match `/{proxy+}`: as in template.yaml, `GET /` has a route of
+//!   its own (`routeKey` `GET /`, no path parameters, the web client's lobby), and any other
+//!   method there is answered `404 {"message":"Not Found"}` without invoking the function, as
+//!   API Gateway does.
 //! - **The schedule.** [`LambdaStack::sweep`] sends the sweeper an EventBridge Scheduler event.
 //!
 //! Everything runs on loopback; the processes are killed when the stack is dropped.
@@ -519,11 +521,13 @@ async fn front_door(
         .unwrap_or_default();
     let path = parts.uri.path().to_owned();
     let route_key = match front.door {
+        FrontDoor::HttpApi if path == "/" => "GET /",
         FrontDoor::HttpApi => "ANY /{proxy+}",
         FrontDoor::FunctionUrl => "$default",
     };
-    // `/{proxy+}` needs at least one path segment: API Gateway answers `/` itself.
-    if front.door == FrontDoor::HttpApi && path == "/" {
+    // `/{proxy+}` needs at least one path segment: `/` has only the `GET /` route, and API
+    // Gateway answers any other method there itself.
+    if front.door == FrontDoor::HttpApi && path == "/" && parts.method != axum::http::Method::GET {
         return (
             StatusCode::NOT_FOUND,
             [("content-type", "application/json")],
@@ -662,7 +666,7 @@ fn event_of(
     if !parameters.is_empty() {
         fields.insert("queryStringParameters".into(), Value::Object(parameters));
     }
-    if front.door == FrontDoor::HttpApi {
+    if front.door == FrontDoor::HttpApi && route_key == "ANY /{proxy+}" {
         fields.insert(
             "pathParameters".into(),
             json!({"proxy": path.trim_start_matches('/')}),

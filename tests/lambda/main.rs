@@ -367,12 +367,26 @@ async fn events_carry_base64_bodies_query_strings_and_unmatched_routes_like_api_
             .chars()
             .any(|c| ('가'..='힣').contains(&c))
     );
-    // `/` does not match `ANY /{proxy+}`: API Gateway answers it without the function (raw: the
-    // answer is API Gateway's, not one the OpenAPI document describes).
+    // `/` does not match `ANY /{proxy+}`: `GET /` has a route of its own to the function (the
+    // web client's lobby); any other method there API Gateway answers without the function
+    // (raw: the answer is API Gateway's, not one the OpenAPI document describes).
     let r = stack
         .app
         .http
         .get(format!("{}/", stack.base()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()["content-type"], "text/html; charset=utf-8");
+    assert_eq!(
+        r.text().await.unwrap(),
+        include_str!("../../web/index.html")
+    );
+    let r = stack
+        .app
+        .http
+        .post(format!("{}/", stack.base()))
         .send()
         .await
         .unwrap();
@@ -381,6 +395,40 @@ async fn events_carry_base64_bodies_query_strings_and_unmatched_routes_like_api_
         r.json::<Value>().await.unwrap(),
         json!({"message": "Not Found"})
     );
+}
+
+/// The web client's files are gzip-compressed when the browser accepts it. That body is binary:
+/// `lambda_http` must send it base64-encoded (`isBase64Encoded`, its `Body::Binary` path, taken
+/// whenever `Content-Encoding` is set), or API Gateway would mangle it as text. The bytes that
+/// come out of the front door must inflate to the very file of the repository.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn web_files_come_back_gzipped_through_a_base64_body() {
+    use std::io::Read as _;
+    let stack = stack("l-web", StackConfig::default()).await;
+    for (path, source) in [
+        ("/app/yut.js", include_str!("../../web/yut.js")),
+        ("/app/style.css", include_str!("../../web/style.css")),
+        ("/r/some-room", include_str!("../../web/index.html")),
+        ("/", include_str!("../../web/index.html")),
+    ] {
+        let r = stack
+            .app
+            .http
+            .get(format!("{}{path}", stack.base()))
+            .header("accept-encoding", "gzip, deflate, br")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK, "{path}");
+        assert_eq!(r.headers()["content-encoding"], "gzip", "{path}");
+        assert_eq!(r.headers()["vary"], "accept-encoding", "{path}");
+        let body = r.bytes().await.unwrap();
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&body[..])
+            .read_to_string(&mut text)
+            .expect("the gzip bytes survived the trip");
+        assert_eq!(text, source, "{path}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

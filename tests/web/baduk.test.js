@@ -1,6 +1,7 @@
 // 바둑 through the UI only: a 9×9 game through scoring and agreement (two players and a
-// spectator, a reload mid-game that rejoins), and a 19×19 game with the two-step placement
-// whose timeout is shown as it fires (the server clock advanced with /dev/clock).
+// spectator, a reload mid-game that rejoins) and its 한 판 더 into a new lobby, and a 19×19
+// game with the two-step placement whose timeout is shown as it fires (the server clock
+// advanced with /dev/clock).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -34,7 +35,7 @@ async function pass(page, watchers) {
   for (const p of watchers) await versionAbove(p, v);
 }
 
-test('a 9×9 바둑 game through scoring and agreement, with a spectator and a reload', async () => {
+test('a 9×9 바둑 game through scoring and agreement, with a spectator, a reload and 한 판 더', async () => {
   const black = await browser.player(PHONE);
   const white = await browser.player(DESKTOP);
   const link = await createRoom(black, server.base, {
@@ -92,6 +93,33 @@ test('a 9×9 바둑 game through scoring and agreement, with a spectator and a r
   const record = await (await fetch(server.base + sgf)).text();
   assert.match(record, /RE\[B\+3\.5\]/);
   await shots(black, 'baduk-result');
+
+  // 한 판 더: white asks; black's page turns its button into the way over without a reload;
+  // both end up in the new lobby as themselves, at the new room's address.
+  assert.equal(await spectator.getByTestId('rematch').count(), 0, 'no rematch button for a spectator');
+  await white.getByTestId('rematch').click();
+  await white.waitForURL((url) => url.href !== link && /\/r\/[\w-]+$/.test(url.pathname));
+  await statusIs(white, 'lobby');
+  const rematchLink = white.url();
+  await black.locator('[data-testid="rematch"][data-ready="true"]').waitFor();
+  await spectator.getByTestId('rematch-watch').waitFor();
+  assert.equal(await spectator.getByTestId('rematch-watch').getAttribute('href'), new URL(rematchLink).pathname);
+  await shots(black, 'baduk-rematch');
+  await black.getByTestId('rematch').click();
+  await black.waitForURL(rematchLink);
+  await statusIs(black, 'lobby');
+  for (const [p, name] of [[black, '흑돌'], [white, '백돌']]) {
+    await p.locator('.me', { hasText: `나: ${name}` }).waitFor();
+    await p.locator('[data-testid="seat"]').nth(1).waitFor();
+    assert.equal(await p.getByTestId('join-room').count(), 0, 'already seated: the token went along');
+  }
+  // Black is still the host and starts; hostBlack became hostWhite, so 백돌 plays black now.
+  await black.getByTestId('start-game').click();
+  for (const p of [black, white]) await statusIs(p, 'playing');
+  assert.equal(await white.getByTestId('turn').innerText(), '내 차례예요');
+  // A reload in the new room keeps the seat (stored per room).
+  await black.reload();
+  await black.locator('.me', { hasText: '나: 흑돌' }).waitFor();
   for (const p of all) assert.deepEqual(p.errors, [], 'no page errors');
 });
 

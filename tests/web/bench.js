@@ -2,6 +2,7 @@
 // bytes transferred for a first load, time to interactive, and how long after a long-poll
 // answer arrives another player's move shows on screen.
 // Run: cargo build --release --bin madang && MADANG_BIN=target/release/madang node tests/web/bench.js
+// (the server gzips the embedded files for a browser that accepts it: the bytes are as sent).
 import { PHONE, createRoom, joinRoom, launch, startServer, statusIs, version, versionAbove } from './harness.js';
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -18,6 +19,11 @@ try {
     await cdp.send('Network.enable');
     let total = 0;
     let requests = 0;
+    let gzipped = 0;
+    cdp.on('Network.responseReceived', (e) => {
+      const encoding = Object.entries(e.response.headers).find(([k]) => k.toLowerCase() === 'content-encoding');
+      if (encoding?.[1] === 'gzip') gzipped++;
+    });
     cdp.on('Network.loadingFinished', (e) => {
       total += e.encodedDataLength;
       requests++;
@@ -26,12 +32,28 @@ try {
     await page.getByTestId('create-room').waitFor();
     const ready = await page.evaluate(() => performance.now());
     await page.waitForLoadState('networkidle');
-    bytes.push({ total, requests });
+    bytes.push({ total, requests, gzipped });
     tti.push(ready);
     await page.context().close();
   }
   const first = bytes[0];
-  console.log(`first load: ${first.requests} requests, ${first.total} bytes transferred (uncompressed)`);
+  console.log(`first load: ${first.requests} requests, ${first.total} bytes transferred (${first.gzipped} answers gzip-encoded)`);
+  // A reload of a warm page: every file revalidates (Cache-Control: no-cache) and gets a 304.
+  const page = await browser.player(PHONE);
+  const cdp = await page.context().newCDPSession(page);
+  await page.goto(`${server.base}/`);
+  await page.getByTestId('create-room').waitFor();
+  await page.waitForLoadState('networkidle');
+  await cdp.send('Network.enable');
+  let again = 0;
+  let notModified = 0;
+  cdp.on('Network.responseReceived', (e) => { if (e.response.status === 304) notModified++; });
+  cdp.on('Network.loadingFinished', (e) => { again += e.encodedDataLength; });
+  await page.reload();
+  await page.getByTestId('create-room').waitFor();
+  await page.waitForLoadState('networkidle');
+  console.log(`reload: ${again} bytes transferred, ${notModified} answers 304 Not Modified`);
+  await page.context().close();
   console.log(`time to interactive (create button shown): median ${median(tti).toFixed(0)} ms, max ${Math.max(...tti).toFixed(0)} ms over ${tti.length} loads`);
 
   // Another player's move: from the long-poll answer's last byte to the stone on screen.

@@ -1236,8 +1236,9 @@ export interface components {
              */
             recommendations: components["schemas"]["RecommendationView"][];
             /**
-             * @description The moves open to the viewer, present only when the viewer is the player to move (empty
-             *     while they must throw).
+             * @description The moves open to the player to move, present only for the player to move (empty while
+             *     they must throw) and, in a team game's move phase, for their teammates, who recommend one
+             *     of them (§8.3 allows `legalMoves` for others; the rules page's 팀전 taps a destination).
              */
             legalMoves?: components["schemas"]["LegalMove"][] | null;
             /**

@@ -1,5 +1,6 @@
 //! What everyone sees (§8.3): the whole board, identical for every viewer, plus `legalMoves` for
-//! the player to move. Never the generator: the room layer keeps it outside the state altogether.
+//! the player to move and, in a team game, for the teammates who may recommend one of them.
+//! Never the generator: the room layer keeps it outside the state altogether.
 
 use std::collections::BTreeMap;
 
@@ -63,8 +64,9 @@ pub struct View {
     /// Teammates' recommended moves for the player to move. Only members of the team on turn
     /// see them; for everyone else (the other team, spectators) the list is always empty.
     pub recommendations: Vec<RecommendationView>,
-    /// The moves open to the viewer, present only when the viewer is the player to move (empty
-    /// while they must throw).
+    /// The moves open to the player to move, present only for the player to move (empty while
+    /// they must throw) and, in a team game's move phase, for their teammates, who recommend one
+    /// of them (§8.3 allows `legalMoves` for others; the rules page's 팀전 taps a destination).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub legal_moves: Option<Vec<LegalMove>>,
     /// `hints: true` only, and only for the player to move (absent for everyone else): the move
@@ -225,10 +227,21 @@ impl State {
             turn_started_at: self.turn_started_at,
             time_up_at: self.time_up_at,
             recommendations: self.recommendations_for(viewer),
-            legal_moves: (viewer.is_some() && viewer == to_move).then(|| self.legal_moves()),
+            legal_moves: ((viewer.is_some() && viewer == to_move) || self.advises(viewer, to_move))
+                .then(|| self.legal_moves()),
             hint: (self.options.hints && viewer.is_some() && viewer == to_move)
                 .then(|| self.policy_move()),
         }
+    }
+
+    /// Whether `viewer` may recommend a move now: a member of the team on turn other than the
+    /// player to move, in a team game's move phase (what `RECOMMEND` accepts).
+    fn advises(&self, viewer: Option<&PlayerId>, to_move: Option<&PlayerId>) -> bool {
+        self.options.mode == Mode::Team
+            && self.phase == Phase::Move
+            && viewer.is_some()
+            && viewer != to_move
+            && viewer.and_then(|v| self.side_of(v)) == Some(self.current_side())
     }
 
     /// The recommendations `viewer` may see: all of them for a member of the team on turn,

@@ -4,10 +4,17 @@
 //! Lambda) serves the same app with nothing beside it. These routes are not part of the JSON API
 //! and are left out of the OpenAPI document ([`PATHS`]).
 
+use std::io::Write as _;
+use std::sync::LazyLock;
+
+use axum::body::Body;
 use axum::extract::{Path, State};
-use axum::http::{HeaderValue, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::Response;
+use flate2::Compression;
+use flate2::write::GzEncoder;
 use madang_infra::RoomStore;
+use sha2::{Digest, Sha256};
 
 use crate::app::App;
 use crate::error::ApiError;
@@ -33,57 +40,195 @@ const ASSETS: &[(&str, &str, &str)] = &[
 ];
 
 const JS: &str = "text/javascript; charset=utf-8";
+const HTML: &str = "text/html; charset=utf-8";
 
 /// Only the API on the same origin; nothing from anywhere else.
 const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; \
                    connect-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-fn file(media_type: &'static str, body: &'static str) -> Response {
-    let mut response = body.into_response();
+/// One embedded file in both of the forms it is served in.
+struct File {
+    media_type: &'static str,
+    plain: &'static str,
+    /// The gzip form, made once: the files are fixed for the life of the binary.
+    gzip: Vec<u8>,
+    /// Strong validators, one per form: two content codings of a file are two representations
+    /// (RFC 9110 §8.8.3), so they must not share a strong `ETag`.
+    etag: HeaderValue,
+    gzip_etag: HeaderValue,
+}
+
+impl File {
+    fn new(media_type: &'static str, plain: &'static str) -> File {
+        let digest = Sha256::digest(plain.as_bytes());
+        let tag: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
+        File {
+            media_type,
+            plain,
+            gzip: gzip(plain.as_bytes()),
+            etag: etag(&format!("\"{tag}\"")),
+            gzip_etag: etag(&format!("\"{tag}-gz\"")),
+        }
+    }
+}
+
+/// Hex digits and quotes only, so the value is always a valid header value.
+fn etag(quoted: &str) -> HeaderValue {
+    HeaderValue::from_str(quoted).unwrap_or(HeaderValue::from_static("\"0\""))
+}
+
+/// Best compression: it runs once per process, and every first load downloads the result.
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = GzEncoder::new(Vec::with_capacity(bytes.len() / 3), Compression::best());
+    // Writing into a Vec cannot fail; should it ever, the plain form is served instead (an
+    // empty gzip form is never chosen, see `respond`).
+    if encoder.write_all(bytes).is_err() {
+        return Vec::new();
+    }
+    encoder.finish().unwrap_or_default()
+}
+
+/// The page, the client library and the app's files, by request path, compressed on first use.
+static FILES: LazyLock<Vec<(&'static str, File)>> = LazyLock::new(|| {
+    let mut files = vec![
+        ("/", File::new(HTML, INDEX_HTML)),
+        ("/client/madang.js", File::new(JS, CLIENT_JS)),
+    ];
+    files.extend(
+        ASSETS
+            .iter()
+            .map(|(name, media_type, body)| (*name, File::new(media_type, body))),
+    );
+    files
+});
+
+fn lookup(key: &str) -> Option<&'static File> {
+    FILES.iter().find(|(k, _)| *k == key).map(|(_, f)| f)
+}
+
+/// Whether `Accept-Encoding` accepts gzip: listed (or `*` listed, gzip not) with a q-value
+/// above zero (RFC 9110 §12.5.3).
+fn accepts_gzip(headers: &HeaderMap) -> bool {
+    let mut gzip = None;
+    let mut any = None;
+    for value in headers.get_all(header::ACCEPT_ENCODING) {
+        let Ok(value) = value.to_str() else { continue };
+        for item in value.split(',') {
+            let mut parts = item.split(';');
+            let coding = parts.next().unwrap_or("").trim();
+            let q = parts
+                .filter_map(|p| p.trim().strip_prefix("q=").or(p.trim().strip_prefix("Q=")))
+                .find_map(|q| q.trim().parse::<f32>().ok())
+                .unwrap_or(1.0);
+            if coding.eq_ignore_ascii_case("gzip") || coding.eq_ignore_ascii_case("x-gzip") {
+                gzip = Some(q > 0.0);
+            } else if coding == "*" {
+                any = Some(q > 0.0);
+            }
+        }
+    }
+    gzip.or(any).unwrap_or(false)
+}
+
+/// Whether `If-None-Match` names `etag` (or is `*`), compared weakly as RFC 9110 §13.1.2 says.
+fn not_modified(headers: &HeaderMap, etag: &HeaderValue) -> bool {
+    let Ok(ours) = etag.to_str() else {
+        return false;
+    };
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == ours)
+}
+
+/// The file in the form the request accepts, or `304 Not Modified` when it already has it.
+fn respond(file: &'static File, request: &HeaderMap) -> Response {
+    let gzip = accepts_gzip(request) && !file.gzip.is_empty();
+    let etag = if gzip { &file.gzip_etag } else { &file.etag };
+    let (status, body) = if not_modified(request, etag) {
+        (StatusCode::NOT_MODIFIED, Body::empty())
+    } else if gzip {
+        (StatusCode::OK, Body::from(file.gzip.as_slice()))
+    } else {
+        (StatusCode::OK, Body::from(file.plain))
+    };
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media_type));
-    // Revalidate every load: the files change with a deployment, and they are small.
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(file.media_type),
+    );
+    if gzip {
+        headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    }
+    headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    headers.insert(header::ETAG, etag.clone());
+    // Revalidate every load: the files change with a deployment; an unchanged file costs a
+    // 304 without a body.
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     headers.insert(
         header::HeaderName::from_static("x-content-type-options"),
         HeaderValue::from_static("nosniff"),
     );
+    if file.media_type == HTML {
+        headers.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(CSP),
+        );
+    }
     response
 }
 
-fn page() -> Response {
-    let mut response = file("text/html; charset=utf-8", INDEX_HTML);
-    response.headers_mut().insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CSP),
-    );
-    response
+fn page(request: &HeaderMap) -> Result<Response, ApiError> {
+    lookup("/")
+        .map(|file| respond(file, request))
+        .ok_or(ApiError::NotAvailable("그런 파일은 없어요."))
 }
 
 /// `GET /`: the lobby.
-pub async fn index<S: RoomStore>(State(_app): State<App<S>>) -> Response {
-    page()
+pub async fn index<S: RoomStore>(
+    State(_app): State<App<S>>,
+    request: HeaderMap,
+) -> Result<Response, ApiError> {
+    page(&request)
 }
 
 /// `GET /r/{id}`: a room's share link; the app reads the id from the address.
-pub async fn room<S: RoomStore>(State(_app): State<App<S>>, Path(_id): Path<String>) -> Response {
-    page()
+pub async fn room<S: RoomStore>(
+    State(_app): State<App<S>>,
+    Path(_id): Path<String>,
+    request: HeaderMap,
+) -> Result<Response, ApiError> {
+    page(&request)
 }
 
 /// `GET /client/madang.js`: the client library, as `clients/js/src/madang.js`.
-pub async fn client<S: RoomStore>(State(_app): State<App<S>>) -> Response {
-    file(JS, CLIENT_JS)
+pub async fn client<S: RoomStore>(
+    State(_app): State<App<S>>,
+    request: HeaderMap,
+) -> Result<Response, ApiError> {
+    lookup("/client/madang.js")
+        .map(|file| respond(file, &request))
+        .ok_or(ApiError::NotAvailable("그런 파일은 없어요."))
 }
 
 /// `GET /app/{file}`: the app's stylesheet and modules.
 pub async fn asset<S: RoomStore>(
     State(_app): State<App<S>>,
     Path(name): Path<String>,
+    request: HeaderMap,
 ) -> Result<Response, ApiError> {
+    // Only the names of `ASSETS`: "/" and the client library are not files under /app/.
     ASSETS
         .iter()
-        .find(|(n, _, _)| *n == name)
-        .map(|(_, media_type, body)| file(media_type, body))
+        .any(|(n, _, _)| *n == name)
+        .then(|| lookup(&name))
+        .flatten()
+        .map(|file| respond(file, &request))
         .ok_or(ApiError::NotAvailable("그런 파일은 없어요."))
 }
 
@@ -106,5 +251,70 @@ mod tests {
             !INDEX_HTML.contains("https://"),
             "no CDN: the page loads only its own files"
         );
+    }
+
+    fn accept(value: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_str(value).unwrap(),
+        );
+        headers
+    }
+
+    #[test]
+    fn gzip_is_chosen_only_where_accept_encoding_allows_it() {
+        for yes in [
+            "gzip",
+            "gzip, deflate, br, zstd",
+            "br;q=1.0, GZIP;q=0.5",
+            "*",
+            "identity, *;q=0.1",
+        ] {
+            assert!(accepts_gzip(&accept(yes)), "{yes}");
+        }
+        for no in [
+            "",
+            "br",
+            "identity",
+            "gzip;q=0",
+            "gzip;q=0.0, *",
+            "*;q=0",
+            "br, *;q=0",
+        ] {
+            assert!(!accepts_gzip(&accept(no)), "{no}");
+        }
+        assert!(!accepts_gzip(&HeaderMap::new()), "no header: identity");
+    }
+
+    #[test]
+    fn if_none_match_is_compared_weakly_and_star_matches() {
+        let ours = HeaderValue::from_static("\"abc-gz\"");
+        let with = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::IF_NONE_MATCH, HeaderValue::from_str(value).unwrap());
+            not_modified(&headers, &ours)
+        };
+        for yes in ["\"abc-gz\"", "W/\"abc-gz\"", "\"x\", \"abc-gz\"", "*"] {
+            assert!(with(yes), "{yes}");
+        }
+        for no in ["\"abc\"", "\"abc-gz", "abc-gz", "\"ABC-GZ\""] {
+            assert!(!with(no), "{no}");
+        }
+        assert!(!not_modified(&HeaderMap::new(), &ours));
+    }
+
+    #[test]
+    fn every_file_has_a_gzip_form_that_inflates_to_it_and_is_smaller() {
+        use std::io::Read as _;
+        for (key, file) in FILES.iter() {
+            let mut out = String::new();
+            flate2::read::GzDecoder::new(file.gzip.as_slice())
+                .read_to_string(&mut out)
+                .unwrap();
+            assert_eq!(out, file.plain, "{key}");
+            assert!(file.gzip.len() < file.plain.len(), "{key}: gzip is smaller");
+            assert_ne!(file.etag, file.gzip_etag, "{key}: one validator per form");
+        }
     }
 }
