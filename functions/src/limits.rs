@@ -1,8 +1,8 @@
 //! Bounds on what one client can make the server do: rooms created and joins per minute, open
 //! long-polls per client and in total, the header block's size, and bodies that must be JSON.
 //!
-//! All of it runs in one middleware, [`guard`], in front of every route, the same on the local
-//! server and on Lambda. The client address comes from the socket locally (axum's
+//! All of it is one check, [`Guard::admit`], that the router's edge layer runs in front of
+//! every route, the same on the local server and on Lambda. The client address comes from the socket locally (axum's
 //! [`ConnectInfo`], set by [`crate::serve()`]) and from the request context on Lambda (API
 //! Gateway's `sourceIp`). IPv6 addresses count per /64, the block one subscriber usually holds.
 //!
@@ -23,10 +23,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::body::HttpBody;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{ConnectInfo, Request};
 use axum::http::{HeaderMap, Method, header};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
 
 use crate::app::Limits;
 use crate::error::ApiError;
@@ -235,7 +233,7 @@ impl Drop for PollSlot {
     }
 }
 
-/// The state of [`guard`]: the limits and the counters behind them.
+/// What [`Guard::admit`] checks against: the limits and the counters behind them.
 #[derive(Debug)]
 pub struct Guard {
     limits: Limits,
@@ -319,51 +317,41 @@ fn is_json(headers: &HeaderMap) -> bool {
             || sub.len() > 5 && sub[sub.len() - 5..].eq_ignore_ascii_case("+json"))
 }
 
-/// The checks every request passes before its handler: header size, a JSON body's content
-/// type (so a cross-site `text/plain` form post, which needs no CORS preflight, is refused),
-/// and the per-client limits of its kind. Refusals change nothing.
-pub async fn guard(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
-    if header_bytes(request.headers()) > guard.limits.max_header_bytes {
-        return ApiError::HeadersTooLarge.into_response();
-    }
-    let has_body = request.body().size_hint().upper() != Some(0);
-    if has_body && request.method() != Method::GET && !is_json(request.headers()) {
-        return ApiError::UnsupportedMediaType.into_response();
-    }
-    let client = client_of(&request);
-    let now = Instant::now();
-    let refused = |wait: Duration| {
-        ApiError::RateLimited {
+impl Guard {
+    /// The checks every request passes before its handler: header size, a JSON body's content
+    /// type (so a cross-site `text/plain` form post, which needs no CORS preflight, is
+    /// refused), and the per-client limits of its kind. The refusal to answer if it may not go
+    /// on (refusals change nothing), and for a long-poll the slot it holds until its answer.
+    pub fn admit(&self, request: &Request) -> Result<Option<PollSlot>, ApiError> {
+        if header_bytes(request.headers()) > self.limits.max_header_bytes {
+            return Err(ApiError::HeadersTooLarge);
+        }
+        let has_body = request.body().size_hint().upper() != Some(0);
+        if has_body && request.method() != Method::GET && !is_json(request.headers()) {
+            return Err(ApiError::UnsupportedMediaType);
+        }
+        let client = client_of(request);
+        let refused = |wait: Duration| ApiError::RateLimited {
             retry_after_secs: wait.as_secs() + u64::from(wait.subsec_nanos() > 0),
-        }
-        .into_response()
-    };
-    match kind_of(
-        request.method(),
-        request.uri().path(),
-        request.uri().query(),
-    ) {
-        Kind::Create => {
-            if let Err(wait) = guard.creates.take(client, now) {
-                return refused(wait);
+        };
+        match kind_of(
+            request.method(),
+            request.uri().path(),
+            request.uri().query(),
+        ) {
+            Kind::Create => self.creates.take(client, Instant::now()).map_err(refused)?,
+            Kind::Join => self.joins.take(client, Instant::now()).map_err(refused)?,
+            Kind::LongPoll => {
+                return self
+                    .polls
+                    .open(client)
+                    .map(Some)
+                    .ok_or(ApiError::TooManyPolls);
             }
+            Kind::Other => {}
         }
-        Kind::Join => {
-            if let Err(wait) = guard.joins.take(client, now) {
-                return refused(wait);
-            }
-        }
-        Kind::LongPoll => {
-            let Some(slot) = guard.polls.open(client) else {
-                return ApiError::TooManyPolls.into_response();
-            };
-            let response = next.run(request).await;
-            drop(slot);
-            return response;
-        }
-        Kind::Other => {}
+        Ok(None)
     }
-    next.run(request).await
 }
 
 #[cfg(test)]
