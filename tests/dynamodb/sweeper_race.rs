@@ -17,14 +17,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use madang_core::room::{AnyAction, AnyRoom, Presence, Room, RoomAction, TokenHash};
-use madang_core::yut::{Yut, YutOptions};
-use madang_core::{GameRng, Millis, PlayerId};
+use madang_core::room::{AnyAction, AnyRoom, Room, RoomAction, TokenHash};
+use madang_core::yut::Yut;
+use madang_core::{Millis, PlayerId};
 use madang_functions::service::{self, ActionRequest};
 use madang_functions::{App, sweeper};
-use madang_infra::contract::fresh_id;
-use madang_infra::{DynamoStore, RoomStore, StoredRoom};
+use madang_infra::{DynamoStore, RoomStore};
 use madang_tests::games::yut_action;
+use madang_tests::overdue::{OverdueRoom, overdue_turn};
 use serde_json::{Value, json};
 use tokio::sync::Barrier;
 
@@ -32,77 +32,11 @@ use crate::dynalite_store;
 
 /// How many times the two race.
 const REPETITIONS: usize = 1_000;
-/// The room's turn timer.
-const TURN_MS: Millis = 30_000;
-/// How far past the deadline the race runs: the timeout is overdue, the next one is 29 s away.
-const OVERDUE_MS: Millis = 1_000;
-
-/// One racing room, as stored before the race.
-struct Fixture {
-    id: String,
-    room: Room<Yut>,
-    presence: Presence,
-    tokens: [(PlayerId, String); 2],
-}
-
-/// A started two-player room whose first turn timed out `OVERDUE_MS` before `now`. Both players
-/// were seen 5 s before the deadline (their apps poll), so the turn timer, not a disconnect, is
-/// what is due; and their grace period ends well after the race.
-fn fixture(now: Millis, seed: u64) -> Fixture {
-    let started = now - TURN_MS - OVERDUE_MS;
-    let id = fresh_id("race");
-    let tokens = [fresh_id("host-token"), fresh_id("guest-token")];
-    let options = YutOptions {
-        turn_seconds: Some(30),
-        ..YutOptions::default()
-    };
-    let (mut room, host) = Room::<Yut>::create(
-        id.clone(),
-        "방장".into(),
-        TokenHash::of(&tokens[0]),
-        options,
-        GameRng::seed_from_u64(seed),
-        started,
-    )
-    .unwrap();
-    let guest = room
-        .join("손님".into(), TokenHash::of(&tokens[1]), started)
-        .unwrap();
-    let start = RoomAction::<Yut>::from_json(json!({"type": "start"})).unwrap();
-    room.act(&host, start, started).unwrap();
-    let seen = started + TURN_MS - 5_000;
-    let presence = Presence::from([(host.clone(), seen), (guest.clone(), seen)]);
-    let [host_token, guest_token] = tokens;
-    Fixture {
-        id,
-        room,
-        presence,
-        tokens: [(host, host_token), (guest, guest_token)],
-    }
-}
-
-fn stored(fixture: &Fixture) -> StoredRoom {
-    let room = &fixture.room;
-    StoredRoom {
-        id: fixture.id.clone(),
-        version: room.version,
-        body: AnyRoom::from(room.clone()).encode(),
-        due: room.due_at(&fixture.presence),
-        expires_at: room.expires_at(),
-        presence: fixture
-            .presence
-            .iter()
-            .map(|(p, t)| (p.as_str().to_owned(), *t))
-            .collect(),
-        departed: Vec::new(),
-        indexed_due: None,
-    }
-}
 
 /// What the player's request must produce at `now`: the room after the overdue timeout and the
 /// action, the timeout's events, and the action's.
 fn expected(
-    fixture: &Fixture,
+    fixture: &OverdueRoom,
     player: &PlayerId,
     action: &Value,
     now: Millis,
@@ -186,9 +120,9 @@ async fn the_sweeper_racing_a_player_never_double_applies_a_timeout() {
 }
 
 async fn race_once(app: &App<DynamoStore>, store: &Arc<DynamoStore>, i: usize, tally: &mut Tally) {
-    let fixture = fixture(app.clock.now(), i as u64);
+    let fixture = overdue_turn(app.clock.now(), i as u64);
     let before = fixture.room.version;
-    store.create(&stored(&fixture)).await.unwrap();
+    store.create(&fixture.stored()).await.unwrap();
 
     // The player whose turn it is once the overdue timeout has fired (the timeout may have
     // thrown for them and left them to move, or passed the turn on), and the action their app

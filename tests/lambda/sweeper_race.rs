@@ -10,13 +10,13 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use madang_core::room::{AnyRoom, Presence, Room, RoomAction, TokenHash};
-use madang_core::yut::{Yut, YutOptions};
-use madang_core::{GameRng, Millis, PlayerId};
-use madang_infra::contract::fresh_id;
-use madang_infra::{RoomStore, StoredRoom};
+use madang_core::room::RoomAction;
+use madang_core::yut::Yut;
+use madang_core::{Millis, PlayerId};
+use madang_infra::RoomStore;
 use madang_tests::games::yut_action;
 use madang_tests::lambda::StackConfig;
+use madang_tests::overdue::{OverdueRoom, overdue_turn};
 use reqwest::StatusCode;
 use serde_json::json;
 use tokio::sync::Barrier;
@@ -25,8 +25,6 @@ use crate::stack;
 
 /// How many times the two race (each costs a sweep, an action and a concession).
 const REPETITIONS: usize = 150;
-const TURN_MS: Millis = 30_000;
-const OVERDUE_MS: Millis = 1_000;
 
 fn now_ms() -> Millis {
     SystemTime::now()
@@ -35,60 +33,19 @@ fn now_ms() -> Millis {
         .as_millis() as Millis
 }
 
-/// A started room whose first turn timed out a second ago, both players seen 5 s before the
-/// deadline; its stored record and the players' tokens.
-fn fixture(seed: u64) -> (StoredRoom, Room<Yut>, Presence, [(PlayerId, String); 2]) {
-    let started = now_ms() - TURN_MS - OVERDUE_MS;
-    let id = fresh_id("race");
-    let tokens = [fresh_id("host-token"), fresh_id("guest-token")];
-    let options = YutOptions {
-        turn_seconds: Some(30),
-        ..YutOptions::default()
-    };
-    let (mut room, host) = Room::<Yut>::create(
-        id.clone(),
-        "방장".into(),
-        TokenHash::of(&tokens[0]),
-        options,
-        GameRng::seed_from_u64(seed),
-        started,
-    )
-    .unwrap();
-    let guest = room
-        .join("손님".into(), TokenHash::of(&tokens[1]), started)
-        .unwrap();
-    let start = RoomAction::<Yut>::from_json(json!({"type": "start"})).unwrap();
-    room.act(&host, start, started).unwrap();
-    let seen = started + TURN_MS - 5_000;
-    let presence = Presence::from([(host.clone(), seen), (guest.clone(), seen)]);
-    let stored = StoredRoom {
-        id,
-        version: room.version,
-        body: AnyRoom::from(room.clone()).encode(),
-        due: room.due_at(&presence),
-        expires_at: room.expires_at(),
-        presence: presence
-            .iter()
-            .map(|(p, t)| (p.as_str().to_owned(), *t))
-            .collect(),
-        indexed_due: None,
-        departed: Vec::new(),
-    };
-    let [host_token, guest_token] = tokens;
-    (
-        stored,
-        room,
-        presence,
-        [(host, host_token), (guest, guest_token)],
-    )
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_sweeper_binary_racing_a_player_never_double_applies_a_timeout() {
     let stack = Arc::new(stack("l-sweeper-race", StackConfig::default()).await);
     let (mut sweeper_first, mut player_first) = (0, 0);
     for i in 0..REPETITIONS {
-        let (stored, room, presence, tokens) = fixture(i as u64);
+        let overdue = overdue_turn(now_ms(), i as u64);
+        let stored = overdue.stored();
+        let OverdueRoom {
+            room,
+            presence,
+            tokens,
+            ..
+        } = overdue;
         let before = stored.version;
         stack.store.create(&stored).await.unwrap();
         let now = now_ms();
