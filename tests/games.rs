@@ -110,6 +110,27 @@ pub async fn walled_baduk_game(app: &TestApp) -> (String, Player, Player) {
     (room, black, white)
 }
 
+/// A `place` on an empty point the view's `state` does not list as illegal, picked by a fixed
+/// linear congruential generator advanced in `draw`, so a simulated game is the same every run.
+pub fn random_place(state: &Value, draw: &mut u64) -> Value {
+    let board = state["board"].as_array().unwrap();
+    let size = (board.len() as f64).sqrt() as u64;
+    let illegal = state["illegalPoints"].as_array().unwrap();
+    let open: Vec<(u64, u64)> = board
+        .iter()
+        .enumerate()
+        .filter(|(_, cell)| cell.as_u64() == Some(0))
+        .map(|(i, _)| (i as u64 % size, i as u64 / size))
+        .filter(|(x, y)| !illegal.contains(&json!({"x": x, "y": y})))
+        .collect();
+    assert!(!open.is_empty(), "no legal point left");
+    *draw = draw
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
+    let (x, y) = open[(*draw >> 33) as usize % open.len()];
+    json!({"type": "place", "x": x, "y": y})
+}
+
 /// The stones marked dead in a room view, as board indices (`y * size + x`).
 pub fn dead_points(view: &Value) -> Vec<Value> {
     view["state"]["scoringMarks"]["dead"]

@@ -34,7 +34,7 @@ use madang_functions::{App, sweeper};
 use madang_infra::DynamoStore;
 use madang_infra::dynamo::capacity::{CapacityMeter, CapacityReport};
 use madang_infra::dynamo::item::Item;
-use madang_tests::games::yut_action;
+use madang_tests::games::{random_place, yut_action};
 use madang_tests::{Player, TestApp, spawn_app_unswept};
 use serde_json::{Value, json};
 
@@ -449,22 +449,7 @@ async fn baduk_game() -> Sim {
             sim.players[who].id.as_str()
         );
         let action = if turn < BADUK_MOVES {
-            let illegal = mine["illegalPoints"].as_array().unwrap();
-            let open: Vec<(u64, u64)> = mine["board"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .enumerate()
-                .filter(|(_, cell)| cell.as_u64() == Some(0))
-                .map(|(i, _)| (i as u64 % 19, i as u64 / 19))
-                .filter(|(x, y)| !illegal.contains(&json!({"x": x, "y": y})))
-                .collect();
-            draw = draw
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            assert!(!open.is_empty(), "no legal point at move {turn}");
-            let (x, y) = open[(draw >> 33) as usize % open.len()];
-            json!({"type": "place", "x": x, "y": y})
+            random_place(mine, &mut draw)
         } else {
             json!({"type": "pass"})
         };
