@@ -1,7 +1,7 @@
 // The Madang web app: the lobby at `/`, a room at `/r/{roomId}` (the share link). It talks to
 // the API only through the client library the server serves at `/client/madang.js`.
 import { MadangClient, MadangError } from '/client/madang.js';
-import { commitmentLine, h, seats, showError, syncClock, toast } from './ui.js';
+import { commitmentLine, h, learnClock, seats, showError, syncClock, toast } from './ui.js';
 import { createForm, roomLobby, joinForm } from './lobby.js';
 import { yutScreen } from './yut.js';
 import { badukScreen } from './baduk.js';
@@ -133,6 +133,7 @@ function renderRoom(state) {
   const { session } = state;
   const room = session.room;
   if (!room) return;
+  learnClock(room);
   // Keep the focused control focused across the redraw (keyboard players).
   const focused = document.activeElement?.closest?.('[data-focus]')?.dataset.focus;
   const head = roomHeader(room);

@@ -78,17 +78,35 @@ export function ask(text, okLabel, testid) {
   });
 }
 
-/** The server's clock minus ours (ms), learnt from the `Date` of an answer. */
+/**
+ * The server's clock minus ours (ms), for countdowns: from `GET /healthz`'s `now`, taken as the
+ * server's time halfway through the round trip; then raised whenever a view shows a turn that
+ * started later than our estimate of the server's time (ours was behind, or a test moved the
+ * server's dev clock on).
+ */
 let offset = 0;
 export async function syncClock(client) {
   try {
     const before = Date.now();
     const r = await client.request('GET', '/healthz', { replayable: true });
-    const date = Date.parse(r.headers.get('date') ?? '');
-    await r.body?.cancel();
-    if (!Number.isNaN(date)) offset = date + 500 - (before + Date.now()) / 2;
+    const { now } = await r.json();
+    if (Number.isFinite(now)) offset = now - (before + Date.now()) / 2;
   } catch {
     offset = 0;
+  }
+}
+/**
+ * Learns from a room view what the server's now is at least: a turn cannot have started after
+ * it, and a 윷놀이 deadline is at most `turnSeconds` after the action that set it.
+ */
+export function learnClock(room) {
+  const perAction = room?.options?.turnSeconds;
+  const bounds = [
+    room?.state?.turnStartedAt,
+    Number.isFinite(perAction) && room.deadlineAt != null ? room.deadlineAt - perAction * 1000 : null,
+  ];
+  for (const t of bounds) {
+    if (Number.isFinite(t) && t > serverNow()) offset = t - Date.now();
   }
 }
 export function serverNow() {

@@ -1,5 +1,7 @@
 //! Lobby life over HTTP: create, join, seats, host hand-over, start, tokens.
 
+use std::time::{SystemTime, UNIX_EPOCH};
+
 use madang_tests::spawn_app;
 use reqwest::StatusCode;
 use serde_json::json;
@@ -144,13 +146,27 @@ async fn a_spectator_sees_the_room_without_a_token_and_without_secrets() {
     }
 }
 
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
 #[tokio::test]
 async fn health_and_openapi_are_served() {
     let app = spawn_app().await;
+    let before = now_ms();
     let r = app.get("/healthz", None).await;
     assert_eq!(
         (r.status, r.body["status"].as_str()),
         (StatusCode::OK, Some("ok"))
+    );
+    // The server's clock, for countdowns: between our readings before and after the request.
+    let now = r.body["now"].as_u64().unwrap();
+    assert!(
+        (before..=now_ms()).contains(&now),
+        "{now} not in [{before}, now]"
     );
     let r = app.get("/openapi.json", None).await;
     assert_eq!(r.status, StatusCode::OK);

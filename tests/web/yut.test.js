@@ -211,6 +211,11 @@ test('윷놀이 timeouts fire on the server clock and both pages show them: auto
   await timeOut();
   // The sticks were thrown for the idler: both pages show the throw, nobody reloaded.
   for (const p of [a, b]) await p.getByTestId('last-throw').waitFor();
+  // The countdowns follow the server's clock, which the test moved on: the next deadline is at
+  // most 20 s away on both pages, not 20 s plus the jump.
+  for (const p of [a, b]) {
+    assert.match(await p.getByTestId('timer').innerText(), /남은 시간 0:(0\d|1\d|20)/);
+  }
 
   let awaySeen = false;
   let steps = 0;

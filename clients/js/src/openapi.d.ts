@@ -789,7 +789,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness */
+        /** Liveness, and the server's clock */
         get: {
             parameters: {
                 query?: never;
@@ -808,6 +808,8 @@ export interface paths {
                         "application/json": {
                             /** @constant */
                             status: "ok";
+                            /** @description The server's clock (epoch ms), the one deadlines are set by: a client's countdowns use it */
+                            now: number;
                         };
                     };
                 };

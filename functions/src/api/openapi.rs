@@ -532,8 +532,8 @@ fn operation(method: &str, path: &str) -> Option<Value> {
             "responses": ok("200", "OpenAPI 3.1", json!({"type": "object"})),
         }),
         ("get", "/healthz") => json!({
-            "summary": "Liveness",
-            "responses": ok("200", "ok", json!({"type": "object", "required": ["status"], "properties": {"status": {"const": "ok"}}, "additionalProperties": false})),
+            "summary": "Liveness, and the server's clock",
+            "responses": ok("200", "ok", json!({"type": "object", "required": ["status", "now"], "properties": {"status": {"const": "ok"}, "now": {"type": "integer", "minimum": 0, "description": "The server's clock (epoch ms), the one deadlines are set by: a client's countdowns use it"}}, "additionalProperties": false})),
         }),
         ("post", "/dev/clock") => json!({
             "summary": "Test support (MADANG_DEV=1 only; 404 otherwise): move the server clock forward",

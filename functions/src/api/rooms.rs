@@ -230,8 +230,10 @@ pub async fn sgf<S: RoomStore>(
 }
 
 /// `GET /healthz`
-pub async fn healthz<S: RoomStore>(State(_app): State<App<S>>) -> Response {
-    Json(json!({ "status": "ok" })).into_response()
+pub async fn healthz<S: RoomStore>(State(app): State<App<S>>) -> Response {
+    // `now` is the clock deadlines are set by (the dev clock under MADANG_DEV=1): clients show
+    // countdowns from it, to the millisecond, where the `Date` header has whole seconds.
+    Json(json!({ "status": "ok", "now": app.clock.now() })).into_response()
 }
 
 /// `POST /dev/clock` body (its schema is the OpenAPI document's `DevClock`).
