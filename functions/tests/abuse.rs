@@ -5,9 +5,8 @@
 //! its own data directory, so they run in parallel; the longest takes about 30 s.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -19,6 +18,9 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+
+mod support;
+use support::spawn_madang;
 
 /// The `madang` binary on a fresh data directory; killed when dropped.
 struct Server {
@@ -39,26 +41,7 @@ impl Drop for Server {
 fn start(name: &str, env: &[(&str, &str)]) -> Server {
     let data = std::env::temp_dir().join(format!("madang-abuse-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&data);
-    let mut command = Command::new(env!("CARGO_BIN_EXE_madang"));
-    command
-        .env("MADANG_ADDR", "127.0.0.1:0")
-        .env("MADANG_DATA", &data)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    let mut child = command.spawn().unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let base = line
-        .trim()
-        .strip_prefix("madang listening on ")
-        .unwrap()
-        .to_owned();
+    let (child, base) = spawn_madang(&data, env);
     let addr = base.strip_prefix("http://").unwrap().to_owned();
     Server {
         child,

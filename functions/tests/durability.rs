@@ -1,10 +1,11 @@
 //! The local server loses nothing it answered: `kill -9` right after a 200, restart on the same
 //! data directory, and every acknowledged change is there.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 
 use serde_json::{Value, json};
+
+mod support;
 
 struct Server {
     child: Child,
@@ -12,23 +13,7 @@ struct Server {
 }
 
 fn start(data: &std::path::Path) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_madang"))
-        .env("MADANG_ADDR", "127.0.0.1:0")
-        .env("MADANG_DATA", data)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let base = line
-        .trim()
-        .strip_prefix("madang listening on ")
-        .unwrap()
-        .to_owned();
+    let (child, base) = support::spawn_madang(data, &[]);
     Server { child, base }
 }
 
