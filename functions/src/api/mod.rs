@@ -68,8 +68,8 @@ pub fn router<S: RoomStore>(app: App<S>) -> Router {
         .with_state(app)
 }
 
-/// What every request passes through, in one layer (each `from_fn` layer costs an allocation
-/// and a boxed clone of the router per request; three of them were a tenth of a `/healthz`):
+/// What every request passes through, in one layer (each `from_fn` layer boxes a clone of the
+/// inner router and its future per request, about 1.5 % of a `/healthz` each in a profile):
 /// its tracing span (handlers fill in `room_id`, `action` and `version` as they learn them; it
 /// closes with the status and the latency), the limits ([`Guard::admit`]), and errors made
 /// problem+json ([`problems_only`]).
