@@ -1,0 +1,1 @@
+//! The live channel on AWS (filled in below).
