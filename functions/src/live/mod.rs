@@ -436,7 +436,7 @@ mod tests {
             Ok(ClientFrame::Ping)
         ));
         assert_eq!(
-            ClientFrame::parse(r#"{"type":"hello","roomId":"#clock"}"#).unwrap_err(),
+            ClientFrame::parse(r##"{"type":"hello","roomId":"#clock"}"##).unwrap_err(),
             LiveError::RoomNotFound
         );
         assert_eq!(
