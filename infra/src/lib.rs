@@ -17,9 +17,9 @@
 pub mod contract;
 pub mod dynamo;
 pub mod embedded;
-pub mod live_registry;
 #[cfg(feature = "contract")]
 pub mod faults;
+pub mod live_registry;
 pub mod notify;
 pub mod store;
 

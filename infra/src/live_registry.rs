@@ -137,7 +137,9 @@ impl DynamoStore {
             .table_name(self.table())
             .key(item::ID, room_key(room))
             .update_expression("SET #c = :player, #x = :ttl ADD #n :one")
-            .condition_expression("(attribute_not_exists(#n) OR #n < :max) AND attribute_not_exists(#c)")
+            .condition_expression(
+                "(attribute_not_exists(#n) OR #n < :max) AND attribute_not_exists(#c)",
+            )
             .expression_attribute_names("#c", &name)
             .expression_attribute_names("#x", item::EXPIRES)
             .expression_attribute_names("#n", COUNT)

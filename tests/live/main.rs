@@ -4,131 +4,22 @@
 //! floods are refused. Build the binaries first: `cargo build -p madang-functions --bins`.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
-use madang_tests::games::{random_place, seated_yut, yut_action};
-use madang_tests::live::{Heard, Live, spawn_madang};
-use madang_tests::{Player, TestApp};
-use serde_json::{Value, json};
-
-fn live_url(view: &Value) -> String {
-    let url = view["liveUrl"].as_str().expect("a liveUrl in the view");
-    assert!(url.starts_with("ws://") && url.ends_with("/live"), "{url}");
-    url.to_owned()
-}
-
-/// Acts, then waits until the listener hears the version the action answered; returns the
-/// versions heard on the way.
-async fn act_and_hear(
-    app: &TestApp,
-    listener: &mut Live,
-    room: &str,
-    who: &Player,
-    action: Value,
-) -> (u64, Vec<u64>) {
-    let reply = app.act_ok(room, who, action).await;
-    let version = reply["version"].as_u64().unwrap();
-    (version, listener.versions_until(version).await)
-}
-
-fn strictly_increasing(versions: &[u64]) {
-    assert!(
-        versions.windows(2).all(|w| w[0] < w[1]),
-        "versions go up one announcement at a time: {versions:?}"
-    );
-}
+use madang_tests::live::{
+    Heard, Live, listen_to_a_baduk_game_lost_on_time, listen_to_a_whole_yut_game, live_url,
+    spawn_madang,
+};
+use serde_json::json;
 
 #[tokio::test]
 async fn a_listener_sees_every_version_of_a_whole_yut_game_with_sweeper_timeouts() {
     let server = spawn_madang().await;
-    let app = &server.app;
-    let (room, players) = seated_yut(app, json!({"turnSeconds": 30}), 21, 2).await;
-    let view = app.room(&room, None).await;
-    let start = view["version"].as_u64().unwrap();
-    // A spectator that never polls.
-    let mut listener = Live::watch(&live_url(&view), &room, None, start - 1).await;
-    assert_eq!(listener.version().await, start, "hello with an old `since`: told at once");
-    let mut heard = vec![start];
-    let mut acted = Vec::new();
-    let mut swept = 0;
-    for step in 0..5_000 {
-        let view = app.room(&room, None).await;
-        if view["status"] == "finished" {
-            let last = view["version"].as_u64().unwrap();
-            assert_eq!(*heard.last().unwrap(), last, "the final version was announced");
-            break;
-        }
-        assert!(step < 4_999, "the game did not end");
-        if step % 9 == 4 {
-            // Nobody acts: the turn times out, and the local sweeper (not a read) fires it.
-            let before = *heard.last().unwrap();
-            app.advance_clock(31_000).await;
-            let v = listener.version().await;
-            assert!(v > before);
-            heard.push(v);
-            swept += 1;
-            continue;
-        }
-        let current = view["state"]["currentPlayer"].as_str().unwrap();
-        let player = players.iter().find(|p| p.id == current).unwrap();
-        // Both players' apps read, as they would (it keeps them present).
-        for p in &players {
-            app.room(&room, Some(p)).await;
-        }
-        let mine = app.room(&room, Some(player)).await;
-        let (version, on_the_way) =
-            act_and_hear(app, &mut listener, &room, player, yut_action(&mine["state"])).await;
-        acted.push(version);
-        heard.extend(on_the_way);
-    }
-    strictly_increasing(&heard);
-    for v in &acted {
-        assert!(heard.contains(v), "the listener heard version {v}: {heard:?}");
-    }
-    assert!(swept >= 3, "timeouts fired by the sweeper were announced");
+    listen_to_a_whole_yut_game(&server.app, || async {}).await;
 }
 
 #[tokio::test]
 async fn a_listener_sees_every_version_of_a_baduk_game_lost_on_time_by_the_sweeper() {
     let server = spawn_madang().await;
-    let app = &server.app;
-    let (room, black) = app
-        .create(
-            "baduk",
-            json!({"boardSize": 9, "colorAssignment": "hostBlack",
-                   "timeControl": {"kind": "byoyomi", "mainSec": 0, "periodSec": 10, "periods": 1}}),
-            5,
-        )
-        .await;
-    let view = app.room(&room, None).await;
-    let url = live_url(&view);
-    // A player listening with their token, from the lobby on.
-    let mut listener = Live::watch(&url, &room, Some(&black.token), view["version"].as_u64().unwrap()).await;
-    let white = app.join(&room, "백").await;
-    let mut heard = listener.versions_until(2).await;
-    let (_, on_the_way) = act_and_hear(app, &mut listener, &room, &black, json!({"type": "start"})).await;
-    heard.extend(on_the_way);
-    let mut draw = 7;
-    let mut acted = Vec::new();
-    for i in 0..30 {
-        let who = if i % 2 == 0 { &black } else { &white };
-        let mine = app.room(&room, Some(who)).await;
-        let action = random_place(&mine["state"], &mut draw);
-        let (version, on_the_way) = act_and_hear(app, &mut listener, &room, who, action).await;
-        acted.push(version);
-        heard.extend(on_the_way);
-    }
-    // Black (to move) lets the clock run out; the sweeper ends the game.
-    let before = *heard.last().unwrap();
-    app.advance_clock(11_000).await;
-    let last = listener.version().await;
-    assert!(last > before);
-    heard.push(last);
-    let end = app.room(&room, None).await;
-    assert_eq!(end["status"], "finished", "{end}");
-    assert_eq!(end["version"].as_u64().unwrap(), last, "the timeout's version was announced");
-    strictly_increasing(&heard);
-    for v in &acted {
-        assert!(heard.contains(v), "heard {v}: {heard:?}");
-    }
+    listen_to_a_baduk_game_lost_on_time(&server.app, || async {}).await;
 }
 
 #[tokio::test]
@@ -148,7 +39,11 @@ async fn a_dropped_listener_catches_up_on_hello_and_spectators_hear_joins() {
     app.act_ok(&room, &host, json!({"type": "start"})).await;
     assert_eq!(spectator.version().await, 3);
     let current = app.room(&room, None).await;
-    let who = if current["state"]["currentPlayer"] == host.id.as_str() { &host } else { &friend };
+    let who = if current["state"]["currentPlayer"] == host.id.as_str() {
+        &host
+    } else {
+        &friend
+    };
     app.act_ok(&room, who, json!({"type": "THROW"})).await;
     assert_eq!(spectator.version().await, 4);
     // Back: hello with the last version it saw, and it is told where the room is at once.
@@ -190,8 +85,11 @@ async fn bad_tokens_unknown_rooms_bad_frames_and_floods_are_refused() {
 
     // A frame over the size limit closes the socket.
     let mut huge = Live::connect(&url).await;
-    huge.send(&format!(r#"{{"type":"ping","pad":"{}"}}"#, "x".repeat(4096)))
-        .await;
+    huge.send(&format!(
+        r#"{{"type":"ping","pad":"{}"}}"#,
+        "x".repeat(4096)
+    ))
+    .await;
     assert!(matches!(huge.next().await, Heard::Closed(_)));
 
     // A flood of pings: the burst is answered, then RATE_LIMITED and a close.

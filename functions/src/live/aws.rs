@@ -122,7 +122,12 @@ impl LiveStore {
     pub async fn refuse(&self, connection: &str, error: LiveError) {
         let Some(posts) = &self.posts else { return };
         post(posts, connection, error.frame()).await;
-        if let Err(e) = posts.delete_connection().connection_id(connection).send().await {
+        if let Err(e) = posts
+            .delete_connection()
+            .connection_id(connection)
+            .send()
+            .await
+        {
             tracing::debug!(connection, error = %e, "live: close failed");
         }
     }
@@ -137,7 +142,12 @@ async fn post(posts: &PostClient, connection: &str, text: String) -> Posted {
         .await;
     match sent {
         Ok(_) => Posted::Sent,
-        Err(e) if matches!(e.as_service_error(), Some(PostToConnectionError::GoneException(_))) => {
+        Err(e)
+            if matches!(
+                e.as_service_error(),
+                Some(PostToConnectionError::GoneException(_))
+            ) =>
+        {
             Posted::Gone
         }
         Err(e) => {
@@ -164,7 +174,12 @@ impl RoomStore for LiveStore {
         self.store.due_rooms(now, limit).await
     }
 
-    async fn reindex(&self, id: &str, expected: u64, due: Option<Millis>) -> Result<(), StoreError> {
+    async fn reindex(
+        &self,
+        id: &str,
+        expected: u64,
+        due: Option<Millis>,
+    ) -> Result<(), StoreError> {
         self.store.reindex(id, expected, due).await
     }
 

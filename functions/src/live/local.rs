@@ -35,7 +35,10 @@ pub const ROOM_CHECK_EVERY: Duration = Duration::from_secs(2);
 
 /// `GET /live`: upgrades to the live channel when this process's store announces its saves;
 /// otherwise (the local server on DynamoDB) there is no such route, and `liveUrl` is `null`.
-pub async fn socket<S: RoomStore>(State(app): State<App<S>>, upgrade: WebSocketUpgrade) -> Response {
+pub async fn socket<S: RoomStore>(
+    State(app): State<App<S>>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
     if app.store.notifier().is_none() {
         return ApiError::Http {
             status: axum::http::StatusCode::NOT_FOUND,

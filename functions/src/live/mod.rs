@@ -421,7 +421,8 @@ mod tests {
         let spliced: serde_json::Value = serde_json::from_str(url.room(&room).get()).unwrap();
         assert_eq!(spliced["liveUrl"], "ws://h:1/live");
         assert_eq!(spliced["version"], 3);
-        let none: serde_json::Value = serde_json::from_str(ViewUrl(None).room(&room).get()).unwrap();
+        let none: serde_json::Value =
+            serde_json::from_str(ViewUrl(None).room(&room).get()).unwrap();
         assert!(none["liveUrl"].is_null());
     }
 
@@ -429,7 +430,11 @@ mod tests {
     fn frames_parse_and_refuse() {
         assert!(matches!(
             ClientFrame::parse(r#"{"type":"hello","roomId":"abc_-1","since":4}"#),
-            Ok(ClientFrame::Hello { since: 4, token: None, .. })
+            Ok(ClientFrame::Hello {
+                since: 4,
+                token: None,
+                ..
+            })
         ));
         assert!(matches!(
             ClientFrame::parse(r#"{"type":"ping"}"#),
