@@ -6,6 +6,7 @@
 //! - [`exactly_once`]: lost answers, failed loads and saves, keyed retries and twins — every
 //!   action lands exactly once.
 //! - [`lambda`]: a Lambda Runtime API emulator running the real `api` and `sweeper` binaries.
+//! - [`store_proxy`]: a proxy in front of the DynamoDB emulator that counts refused writes.
 //! - [`overdue`]: the room with an overdue turn both sweeper races start from.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
@@ -16,6 +17,8 @@ pub mod games;
 pub mod lambda;
 pub mod overdue;
 pub mod race;
+#[path = "lambda/store_proxy.rs"]
+pub mod store_proxy;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

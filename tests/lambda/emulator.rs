@@ -307,6 +307,8 @@ pub struct LambdaStack {
     sweeper: Arc<Function>,
     children: Vec<Child>,
     logs: PathBuf,
+    /// Requests the front door handed to the `api` function.
+    requests: Arc<AtomicU64>,
 }
 
 impl Drop for LambdaStack {
@@ -349,6 +351,7 @@ impl LambdaStack {
             sweeper: sweeper.clone(),
             children: Vec::new(),
             logs,
+            requests: Arc::new(AtomicU64::new(0)),
         };
         for env in 0..config.api_environments {
             stack
@@ -364,7 +367,7 @@ impl LambdaStack {
         let front = Front {
             api,
             door: config.front_door,
-            requests: Arc::new(AtomicU64::new(0)),
+            requests: stack.requests.clone(),
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -425,6 +428,7 @@ impl LambdaStack {
             .env("AWS_ENDPOINT_URL_DYNAMODB", dynalite)
             .env("MADANG_STORE", "dynamodb")
             .env("MADANG_TABLE", table)
+            .env("MADANG_STAGE", "emulated")
             .env("RUST_LOG", "info")
             .stdin(Stdio::null())
             .stdout(log.try_clone().unwrap())
@@ -472,6 +476,25 @@ impl LambdaStack {
     /// Where the environments' logs are.
     pub fn logs(&self) -> &std::path::Path {
         &self.logs
+    }
+
+    /// Requests the front door handed to the `api` function so far.
+    pub fn front_requests(&self) -> u64 {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    /// Every line the environments of `binary` (`api` or `sweeper`) wrote so far, stdout and
+    /// stderr, environment by environment, in the order each wrote them.
+    pub fn output_lines(&self, binary: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        for env in 0.. {
+            let path = self.logs.join(format!("{binary}-{env}.log"));
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                break;
+            };
+            lines.extend(text.lines().map(str::to_owned));
+        }
+        lines
     }
 
     /// Timings of the `api` environments.

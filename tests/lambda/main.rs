@@ -10,9 +10,11 @@
 //! - this file: whole games of both kinds, the 64-client race, the long-poll wake, the shared
 //!   dev clock, the events' shape (base64 bodies, query strings, unmatched routes), short polls;
 //! - [`sweeper_race`]: the `sweeper` binary racing a player's request through the front door;
-//! - [`cost_modes`]: what a casual month costs in each polling mode, measured through whole games.
+//! - [`cost_modes`]: what a casual month costs in each polling mode, measured through whole games;
+//! - [`metrics`]: the functions' EMF metric lines, validated and held against what the games did.
 
 mod cost_modes;
+mod metrics;
 mod sweeper_race;
 
 use std::sync::Arc;

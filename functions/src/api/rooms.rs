@@ -208,6 +208,7 @@ pub async fn act<S: RoomStore>(
     };
     let mut response = Json(body).into_response();
     if acted.replayed {
+        crate::metrics::record(crate::metrics::Metric::IdempotentReplay);
         response
             .headers_mut()
             .insert("idempotent-replayed", HeaderValue::from_static("true"));
