@@ -288,3 +288,36 @@ async fn conflicts_redone_are_the_writes_the_store_refused_in_a_64_client_race()
         total(&api, "IdempotentReplays")
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn healthz_reports_the_build_and_the_store_without_a_write() {
+    let store = Arc::new(dynalite_store("l-health").await);
+    let proxy = store_proxy::start(&dynalite()).await;
+    let config = StackConfig {
+        api_environments: 1,
+        ..StackConfig::default()
+    };
+    let stack = LambdaStack::start(store.clone(), &proxy.url, config.clone()).await;
+    let writes = proxy.writes();
+    for _ in 0..5 {
+        let r = stack.app.get("/healthz", None).await;
+        assert_eq!(r.status, reqwest::StatusCode::OK, "{:?}", r.body);
+        assert_eq!(r.body["status"], "ok");
+        assert_eq!(r.body["store"], "ok");
+        assert_eq!(r.body["version"], env!("CARGO_PKG_VERSION"));
+        assert!(r.body["gitSha"].as_str().is_some_and(|s| !s.is_empty()));
+        assert!(r.body["now"].is_u64());
+    }
+    assert_eq!(proxy.writes(), writes, "a health check never writes");
+
+    // A store that does not answer: 503 problem+json (the document holds its shape).
+    let down = LambdaStack::start(store, "http://127.0.0.1:9", config).await;
+    let r = down.app.get("/healthz", None).await;
+    assert_eq!(
+        r.status,
+        reqwest::StatusCode::SERVICE_UNAVAILABLE,
+        "{:?}",
+        r.body
+    );
+    assert_eq!(r.headers["content-type"], "application/problem+json");
+}

@@ -1,6 +1,6 @@
 //! A counting proxy in front of the DynamoDB emulator: it forwards every call unchanged and
 //! counts the conditional writes the store refused, so a test can hold the functions' own
-//! `ConflictsRedone` metric against what the store really did.
+//! `ConflictsRedone` metric against what the store really did (and count writes of any kind).
 //!
 //! Counted: `UpdateItem` calls answered `ConditionalCheckFailedException` whose condition is the
 //! version condition of a save or a reindex (`v = :expected…`). Not counted: presence writes
@@ -21,12 +21,19 @@ pub struct StoreProxy {
     /// Where to point `AWS_ENDPOINT_URL_DYNAMODB`.
     pub url: String,
     refused: Arc<AtomicU64>,
+    writes: Arc<AtomicU64>,
 }
 
 impl StoreProxy {
     /// Refused version-conditioned writes so far.
     pub fn refused_version_writes(&self) -> u64 {
         self.refused.load(Ordering::SeqCst)
+    }
+
+    /// Write calls (`PutItem`, `UpdateItem`, `DeleteItem`, batch and transaction writes) so far,
+    /// refused or not.
+    pub fn writes(&self) -> u64 {
+        self.writes.load(Ordering::SeqCst)
     }
 }
 
@@ -35,15 +42,18 @@ struct Upstream {
     base: String,
     http: reqwest::Client,
     refused: Arc<AtomicU64>,
+    writes: Arc<AtomicU64>,
 }
 
 /// Starts a proxy to `upstream` (a DynamoDB endpoint URL) on a loopback port.
 pub async fn start(upstream: &str) -> StoreProxy {
     let refused = Arc::new(AtomicU64::new(0));
+    let writes = Arc::new(AtomicU64::new(0));
     let state = Upstream {
         base: upstream.trim_end_matches('/').to_owned(),
         http: reqwest::Client::new(),
         refused: refused.clone(),
+        writes: writes.clone(),
     };
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -52,6 +62,7 @@ pub async fn start(upstream: &str) -> StoreProxy {
     StoreProxy {
         url: format!("http://{addr}"),
         refused,
+        writes,
     }
 }
 
@@ -66,6 +77,18 @@ async fn forward(State(up): State<Upstream>, request: Request) -> Response {
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_owned();
+    if [
+        ".PutItem",
+        ".UpdateItem",
+        ".DeleteItem",
+        ".BatchWriteItem",
+        ".TransactWriteItems",
+    ]
+    .iter()
+    .any(|op| target.ends_with(op))
+    {
+        up.writes.fetch_add(1, Ordering::SeqCst);
+    }
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
     let mut call = up
         .http
