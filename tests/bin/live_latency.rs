@@ -54,7 +54,8 @@ async fn measure(app: &TestApp) -> Vec<Duration> {
         let (room, host) = app.create("yut", json!({"turnSeconds": null}), 31).await;
         let guest = app.join(&room, "손님").await;
         let players = [host, guest];
-        app.act_ok(&room, &players[0], json!({"type": "start"})).await;
+        app.act_ok(&room, &players[0], json!({"type": "start"}))
+            .await;
         let view = app.room(&room, None).await;
         let url = live_url(&view);
         let mut ears = Vec::new();
