@@ -6,6 +6,7 @@
 //! - [`exactly_once`]: lost answers, failed loads and saves, keyed retries and twins — every
 //!   action lands exactly once.
 //! - [`lambda`]: a Lambda Runtime API emulator running the real `api` and `sweeper` binaries.
+//! - [`live`]: the real `madang` binary and a client of its live channel.
 //! - [`store_proxy`]: a proxy in front of the DynamoDB emulator that counts refused writes.
 //! - [`table_json`]: a table to DynamoDB JSON and back (the restore procedure's tool).
 //! - [`overdue`]: the room with an overdue turn both sweeper races start from.
@@ -16,6 +17,7 @@ pub mod exactly_once;
 pub mod games;
 #[path = "lambda/emulator.rs"]
 pub mod lambda;
+pub mod live;
 pub mod overdue;
 pub mod race;
 #[path = "lambda/store_proxy.rs"]
