@@ -30,8 +30,13 @@ FUNCTIONS = {
     "ApiFunction": ("api", 29),  # HTTP API's integration limit is 30 s
     "SweeperFunction": ("sweeper", 59),  # done before the next tick
 }
-API_ACTIONS = {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}
-SWEEPER_TABLE_ACTIONS = {"dynamodb:GetItem", "dynamodb:UpdateItem"}
+# DeleteItem: a live post that meets 410 Gone deletes the connection's registration (issue 19).
+API_ACTIONS = {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
+SWEEPER_TABLE_ACTIONS = {"dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
+# Both post announcements to the live channel's connections, and nothing else of its API.
+LIVE_POSTS = ("!Sub 'arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:"
+              "${LiveApi}/live/POST/@connections/*'")  # repr() of the Tag below
+MANAGE_CONNECTIONS = {"execute-api:ManageConnections"}
 SWEEPER_INDEX_ACTIONS = {"dynamodb:Query"}
 # Routes with their own, lower throttle: the most of the default rate each may have.
 THROTTLED_ROUTES = {"POST /rooms": 0.1, "POST /rooms/{id}/players": 0.2}
@@ -62,6 +67,8 @@ ALARMS = {
     "ApiThrottlesAlarm": (None, {("AWS/Lambda", "Throttles", "FunctionName", "ApiFunction")}, "notBreaching"),
     "SweeperThrottlesAlarm": (None, {("AWS/Lambda", "Throttles", "FunctionName", "SweeperFunction")},
                               "notBreaching"),
+    "LiveErrorsAlarm": (None, {("AWS/Lambda", "Errors", "FunctionName", "LiveFunction")}, "notBreaching"),
+    "LiveThrottlesAlarm": (None, {("AWS/Lambda", "Throttles", "FunctionName", "LiveFunction")}, "notBreaching"),
     "TableThrottlesAlarm": (None, {("AWS/DynamoDB", "ReadThrottleEvents", "TableName", "RoomsTable"),
                                    ("AWS/DynamoDB", "WriteThrottleEvents", "TableName", "RoomsTable")},
                             "notBreaching"),
@@ -235,9 +242,10 @@ def check(t):
     table_arn = repr(Tag("GetAtt", "RoomsTable.Arn"))
     index = rust_const("DUE_INDEX")
     index_arn = repr(Tag("Sub", f"${{RoomsTable.Arn}}/index/{index}"))
-    expect(grants("ApiFunction") == {table_arn: API_ACTIONS},
-           f"ApiFunction must be granted exactly {sorted(API_ACTIONS)} on the table")
-    expect(grants("SweeperFunction") == {table_arn: SWEEPER_TABLE_ACTIONS, index_arn: SWEEPER_INDEX_ACTIONS},
+    expect(grants("ApiFunction") == {table_arn: API_ACTIONS, LIVE_POSTS: MANAGE_CONNECTIONS},
+           f"ApiFunction must be granted exactly {sorted(API_ACTIONS)} on the table (and posts to live connections)")
+    expect(grants("SweeperFunction") == {table_arn: SWEEPER_TABLE_ACTIONS, index_arn: SWEEPER_INDEX_ACTIONS,
+                                         LIVE_POSTS: MANAGE_CONNECTIONS},
            f"SweeperFunction must be granted exactly Query on the {index} index and "
            f"{sorted(SWEEPER_TABLE_ACTIONS)} on the table")
 
@@ -427,7 +435,8 @@ def check_operations(t, expect, is_ref):
     # Safety: deletion protection on the table; the functions log JSON.
     table = resources.get("RoomsTable", {}).get("Properties", {})
     expect(table.get("DeletionProtectionEnabled") is True, "RoomsTable must have DeletionProtectionEnabled: true")
-    for fn in FUNCTIONS:
+    functions = [n for n, r in resources.items() if r.get("Type") == "AWS::Serverless::Function"]
+    for fn in functions:
         logging = resources.get(fn, {}).get("Properties", {}).get("LoggingConfig", {}) or {}
         expect(logging.get("LogFormat") == "JSON", f"{fn}: LoggingConfig.LogFormat must be JSON")
 
@@ -576,6 +585,9 @@ def self_test(t):
         "alarm untagged": lambda x: fn(x, "SweeperLagAlarm")["Properties"].pop("Tags"),
         "no deletion protection": lambda x: fn(x, "RoomsTable")["Properties"].pop("DeletionProtectionEnabled"),
         "text logs": lambda x: fn(x, "SweeperFunction")["Properties"]["LoggingConfig"].pop("LogFormat"),
+        "live function logs text": lambda x: fn(x, "LiveFunction")["Properties"]["LoggingConfig"].pop("LogFormat"),
+        "live API untagged": lambda x: fn(x, "LiveApi")["Properties"].pop("Tags"),
+        "no errors alarm for the live function": lambda x: x["Resources"].pop("LiveErrorsAlarm"),
         "no stage dimension": lambda x: x["Globals"]["Function"]["Environment"]["Variables"].pop("MADANG_STAGE"),
         "throttle alarm for one function only": lambda x: x["Resources"].pop("SweeperThrottlesAlarm"),
         "5xx alarm on the wrong API": lambda x: fn(x, "HttpApi5xxAlarm")["Properties"]["Metrics"][1]["MetricStat"][

@@ -8,6 +8,7 @@
 //! - [`lambda`]: a Lambda Runtime API emulator running the real `api` and `sweeper` binaries.
 //! - [`live`]: the real `madang` binary and a client of its live channel.
 //! - [`store_proxy`]: a proxy in front of the DynamoDB emulator that counts refused writes.
+//! - [`table_json`]: a table to DynamoDB JSON and back (the restore procedure's tool).
 //! - [`overdue`]: the room with an overdue turn both sweeper races start from.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
@@ -21,6 +22,7 @@ pub mod overdue;
 pub mod race;
 #[path = "lambda/store_proxy.rs"]
 pub mod store_proxy;
+pub mod table_json;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -12,11 +12,13 @@
 //! - [`live`]: the live channel through the emulated API Gateway WebSocket API.
 //! - [`sweeper_race`]: the `sweeper` binary racing a player's request through the front door;
 //! - [`cost_modes`]: what a casual month costs in each polling mode, measured through whole games;
-//! - [`metrics`]: the functions' EMF metric lines, validated and held against what the games did.
+//! - [`metrics`]: the functions' EMF metric lines, validated and held against what the games did;
+//! - [`restore`]: a table with live rooms to JSON and back into a fresh table, and play goes on.
 
 mod cost_modes;
 mod live;
 mod metrics;
+mod restore;
 mod sweeper_race;
 
 use std::sync::Arc;

@@ -321,3 +321,36 @@ async fn healthz_reports_the_build_and_the_store_without_a_write() {
     );
     assert_eq!(r.headers["content-type"], "application/problem+json");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn live_posts_and_gone_connections_are_counted_as_the_websocket_front_saw_them() {
+    let store = Arc::new(dynalite_store("l-metrics-live").await);
+    let config = StackConfig {
+        api_environments: 2,
+        live: true,
+        ..StackConfig::default()
+    };
+    let stack = LambdaStack::start(store, &dynalite(), config).await;
+    let sweep = || async {
+        stack.sweep().await;
+    };
+    madang_tests::live::listen_to_a_whole_yut_game(&stack.app, sweep).await;
+    // A connection that vanished without its $disconnect: the next change's post meets 410.
+    let (room, host) = stack.app.create("yut", json!({}), 8).await;
+    let url = madang_tests::live::live_url(&stack.app.room(&room, None).await);
+    let mut listener = madang_tests::live::Live::watch(&url, &room, Some(&host.token), 1).await;
+    stack.app.join(&room, "친구").await;
+    assert_eq!(listener.version().await, 2);
+    stack.vanish_live_connections();
+    stack.app.join(&room, "또 친구").await;
+
+    let (posted, gone) = stack.live_posts();
+    assert!(posted > 0 && gone == 1, "{posted} posted, {gone} gone");
+    let mut lines = stack.output_lines("api");
+    lines.extend(stack.output_lines("sweeper"));
+    lines.extend(stack.output_lines("live"));
+    let emf = emf_lines(&lines);
+    assert_eq!(total(&emf, "LivePosts") as u64, posted);
+    assert_eq!(total(&emf, "LiveGone") as u64, gone);
+    assert_eq!(total(&emf, "LivePostFailures"), 0.0);
+}

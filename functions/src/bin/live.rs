@@ -12,12 +12,14 @@ use std::sync::Arc;
 use lambda_runtime::{LambdaEvent, service_fn};
 use madang_functions::App;
 use madang_functions::live::aws::{self, LiveStore, WsEvent};
+use madang_functions::metrics;
 use madang_functions::telemetry::{self, LogFormat};
 use madang_infra::dynamo::{self, DynamoStore};
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_runtime::Error> {
     telemetry::init(LogFormat::Json);
+    metrics::init_from_env(true);
     let table = std::env::var("MADANG_TABLE").map_err(|_| "MADANG_TABLE is not set")?;
     let dev = std::env::var("MADANG_DEV").is_ok_and(|v| v == "1");
     let store = LiveStore::from_env(DynamoStore::new(dynamo::client_from_env().await, table)).await;
@@ -28,11 +30,15 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     tracing::info!(dev, "live ready");
     lambda_runtime::run(service_fn(move |event: LambdaEvent<WsEvent>| {
         let app = app.clone();
+        telemetry::set_request_id(Some(&event.context.request_id));
         async move {
             if let Err(e) = app.sync_clock().await {
                 tracing::warn!(error = %e, "dev clock not read");
             }
-            Ok::<_, lambda_runtime::Error>(aws::handle(&app, event.payload).await)
+            let answer = aws::handle(&app, event.payload).await;
+            // The invocation's metrics (its posts), in one EMF line with its request id.
+            metrics::flush();
+            Ok::<_, lambda_runtime::Error>(answer)
         }
     }))
     .await

@@ -140,18 +140,25 @@ async fn post(posts: &PostClient, connection: &str, text: String) -> Posted {
         .data(Blob::new(text.into_bytes()))
         .send()
         .await;
+    // Counted for the operator (LivePosts, LiveGone, LivePostFailures: alarmed).
+    use crate::metrics::{Metric, record};
     match sent {
-        Ok(_) => Posted::Sent,
+        Ok(_) => {
+            record(Metric::LivePost);
+            Posted::Sent
+        }
         Err(e)
             if matches!(
                 e.as_service_error(),
                 Some(PostToConnectionError::GoneException(_))
             ) =>
         {
+            record(Metric::LiveGone);
             Posted::Gone
         }
         Err(e) => {
             tracing::warn!(connection, error = %e, "live: post failed");
+            record(Metric::LivePostFailed);
             Posted::Failed
         }
     }
