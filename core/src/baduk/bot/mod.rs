@@ -240,11 +240,7 @@ fn prepare(state: &BadukState, to_move: Color) -> (FastBoard, Eval) {
 /// It passes when the opponent has just passed and the count with the stones it believes dead
 /// already wins, or when every move it would consider is in settled territory (nothing left to
 /// gain); it resigns (level 3 and up) when its best win rate is below 4 % late in the game.
-pub fn choose_move(
-    state: &BadukState,
-    level: u8,
-    rng: &mut GameRng,
-) -> Result<BotMove, BotError> {
+pub fn choose_move(state: &BadukState, level: u8, rng: &mut GameRng) -> Result<BotMove, BotError> {
     if state.phase() != Phase::Playing {
         return Err(BotError::WrongPhase);
     }
@@ -259,7 +255,7 @@ pub fn choose_move(
     for i in 0..position.board().len() {
         let p = Point::from_index(i, size);
         if position.board().get(i).is_none() && position.check(color, p).is_ok() {
-            allowed[fb.from_rules(i)] = true;
+            allowed[fb.rules_to_pad(i)] = true;
         }
     }
     let playouts = info.playouts(size);
@@ -436,9 +432,13 @@ fn closer_toggle(
             continue;
         }
         // What the server's toggle would do: the whole group, on or off.
-        let group = scoring::group(board, i, &current);
+        let group = scoring::group(board, i, current);
         let toggled: Vec<usize> = if current.contains(&i) {
-            current.iter().copied().filter(|d| !group.contains(d)).collect()
+            current
+                .iter()
+                .copied()
+                .filter(|d| !group.contains(d))
+                .collect()
         } else {
             let mut t = current.to_vec();
             t.extend(&group);

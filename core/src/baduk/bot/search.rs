@@ -2,7 +2,7 @@
 //! pattern-guided playouts, on [`FastBoard`]. Deterministic: one seed in, one tree out; the
 //! budget is a number of playouts, never a time.
 
-use super::fast::{BLACK, EDGE, EMPTY, FastBoard, PASS, WHITE};
+use super::fast::{BLACK, EMPTY, FastBoard, PASS, WHITE};
 
 /// A small, fast generator for playouts (wyrand), seeded once per search from the room's
 /// [`crate::GameRng`]: ChaCha8 would cost more than the playouts' board work.
@@ -22,7 +22,7 @@ impl Wy {
 
     /// A value in `0..n` (`n > 0`), by multiply-shift (bias below 2⁻³² is irrelevant here).
     pub fn below(&mut self, n: usize) -> usize {
-        ((self.next() & 0xffff_ffff) * n as u64 >> 32) as usize
+        (((self.next() & 0xffff_ffff) * n as u64) >> 32) as usize
     }
 }
 
@@ -210,7 +210,13 @@ pub(crate) struct Search {
 }
 
 impl Search {
-    pub fn new(root: FastBoard, eval: Eval, params: Params, seed: u64, allowed: Option<Vec<bool>>) -> Self {
+    pub fn new(
+        root: FastBoard,
+        eval: Eval,
+        params: Params,
+        seed: u64,
+        allowed: Option<Vec<bool>>,
+    ) -> Self {
         let n = root.cells.len();
         let to_move = root.to_move;
         Search {
@@ -346,7 +352,10 @@ impl Search {
                 nd.n += 1.0;
                 nd.w += value(nd.color);
             }
-            let (first, count) = (self.nodes[id].first as usize, usize::from(self.nodes[id].count));
+            let (first, count) = (
+                self.nodes[id].first as usize,
+                usize::from(self.nodes[id].count),
+            );
             for c in &mut self.nodes[first..first + count] {
                 let m = usize::from(c.mv);
                 if m != PASS && self.amaf[m] == c.color {
@@ -511,6 +520,5 @@ fn prior(b: &FastBoard, p: usize, c: u8) -> (f32, f32) {
             good(4.0, &mut n, &mut w);
         }
     }
-    let _ = EDGE;
     (n, w)
 }

@@ -26,8 +26,12 @@ fn new_game(json: &str) -> (BadukState, GameRng) {
 fn act(state: &mut BadukState, color: Color, action: &BadukAction, rng: &mut GameRng) {
     let id = state.players().get(color).clone();
     let now = 1_000 * (state.moves().len() as u64 + 1);
-    Baduk::apply(state, Actor::Player(&id), action, rng, now)
-        .unwrap_or_else(|e| panic!("{action:?} by {color:?} refused: {e}\n{:?}", state.position().board()));
+    Baduk::apply(state, Actor::Player(&id), action, rng, now).unwrap_or_else(|e| {
+        panic!(
+            "{action:?} by {color:?} refused: {e}\n{:?}",
+            state.position().board()
+        )
+    });
 }
 
 /// A 9×9 (or other) game whose board is `rows`, `to_move` to play, built by playing the stones
@@ -45,7 +49,11 @@ fn fixture(rows: &[&str], to_move: Color, json: &str) -> (BadukState, GameRng) {
     let (mut b, mut w) = (stones[0].iter(), stones[1].iter());
     loop {
         let color = state.turn();
-        let next = if color == Color::Black { b.next() } else { w.next() };
+        let next = if color == Color::Black {
+            b.next()
+        } else {
+            w.next()
+        };
         match next {
             Some(p) => act(&mut state, color, &BotMove::Place(*p).action(), &mut rng),
             None if b.len() == 0 && w.len() == 0 => break,
@@ -59,7 +67,11 @@ fn fixture(rows: &[&str], to_move: Color, json: &str) -> (BadukState, GameRng) {
         let turn = state.turn();
         act(&mut state, turn, &BadukAction::Pass {}, &mut rng);
     }
-    assert_eq!(state.position().board().cells(), board.cells(), "fixture captured something");
+    assert_eq!(
+        state.position().board().cells(),
+        board.cells(),
+        "fixture captured something"
+    );
     (state, rng)
 }
 
@@ -79,7 +91,7 @@ fn the_top_level_answer_to_an_atari_is_to_capture() {
         ".........",
     ];
     let (state, mut rng) = fixture(&rows, Color::Black, r#"{"boardSize": 9}"#);
-    for level in [3, 6] {
+    for level in [2, 4] {
         let mv = choose_move(&state, level, &mut rng).unwrap();
         assert_eq!(mv, BotMove::Place(Point::new(6, 4)), "level {level}");
     }
@@ -101,7 +113,7 @@ fn a_group_in_atari_is_saved_when_it_can_be() {
         ".........",
     ];
     let (state, mut rng) = fixture(&rows, Color::Black, r#"{"boardSize": 9}"#);
-    for level in [3, 6] {
+    for level in [2, 4] {
         let mv = choose_move(&state, level, &mut rng).unwrap();
         assert_eq!(mv, BotMove::Place(Point::new(5, 4)), "level {level}");
     }
@@ -142,8 +154,12 @@ fn the_bot_passes_when_the_opponent_passed_and_the_game_is_decided() {
     act(&mut state, Color::Black, &BadukAction::Pass {}, &mut rng);
     // White to move after black's pass: nothing is left to gain on the board.
     assert_eq!(state.turn(), Color::White);
-    for level in [1, 4, 6] {
-        assert_eq!(choose_move(&state, level, &mut rng).unwrap(), BotMove::Pass, "level {level}");
+    for level in [1, 4] {
+        assert_eq!(
+            choose_move(&state, level, &mut rng).unwrap(),
+            BotMove::Pass,
+            "level {level}"
+        );
     }
 }
 
@@ -156,7 +172,12 @@ fn in_the_scoring_phase_the_bot_counts_the_lone_stone_dead() {
     let dead = Point::new(2, 4).index(9);
     // Whatever the suggestion was, take it off and let each side's bot act until both agree.
     if state.marks().unwrap().dead_indices().contains(&dead) {
-        act(&mut state, Color::White, &BadukAction::ToggleDead { x: 2, y: 4 }, &mut rng);
+        act(
+            &mut state,
+            Color::White,
+            &BadukAction::ToggleDead { x: 2, y: 4 },
+            &mut rng,
+        );
     }
     assert!(!state.marks().unwrap().dead_indices().contains(&dead));
     let mut steps = 0;
@@ -181,7 +202,10 @@ fn in_the_scoring_phase_the_bot_counts_the_lone_stone_dead() {
 #[test]
 fn wrong_phase_and_unknown_level_are_errors() {
     let (state, mut rng) = new_game(r#"{"boardSize": 9}"#);
-    assert_eq!(choose_move(&state, 0, &mut rng), Err(BotError::UnknownLevel(0)));
+    assert_eq!(
+        choose_move(&state, 0, &mut rng),
+        Err(BotError::UnknownLevel(0))
+    );
     assert_eq!(
         scoring_move(&state, Color::Black, 1, &mut rng),
         Err(BotError::WrongPhase)
@@ -202,7 +226,7 @@ fn two_bots_finish_a_9x9_game_and_agree_on_the_count() {
         match state.phase() {
             Phase::Playing => {
                 let color = state.turn();
-                let mv = choose_move(&state, 2, &mut rng).unwrap();
+                let mv = choose_move(&state, 1, &mut rng).unwrap();
                 act(&mut state, color, &mv.action(), &mut rng);
             }
             _ => {
@@ -210,7 +234,7 @@ fn two_bots_finish_a_9x9_game_and_agree_on_the_count() {
                     .into_iter()
                     .find(|&c| !state.marks().unwrap().agreed.get(c))
                     .unwrap();
-                let m = scoring_move(&state, color, 2, &mut rng).unwrap().unwrap();
+                let m = scoring_move(&state, color, 1, &mut rng).unwrap().unwrap();
                 act(&mut state, color, &m.action(), &mut rng);
             }
         }
@@ -230,7 +254,10 @@ fn random_prefix(state: &mut BadukState, rng: &mut GameRng, len: usize, mut seed
             seed ^= seed >> 7;
             seed ^= seed << 17;
             let i = (seed % (size * size) as u64) as i32;
-            let place = BadukAction::Place { x: i % size, y: i / size };
+            let place = BadukAction::Place {
+                x: i % size,
+                y: i / size,
+            };
             Baduk::apply(state, Actor::Player(&id), &place, rng, 0).is_ok()
         });
         if !placed {
@@ -243,7 +270,7 @@ fn random_prefix(state: &mut BadukState, rng: &mut GameRng, len: usize, mut seed
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 16, .. ProptestConfig::default() })]
 
     /// Whatever the position (random games on every size, with handicap and either ko rule),
     /// every move the bot returns is accepted by the rules engine.
