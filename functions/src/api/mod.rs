@@ -24,6 +24,7 @@ use tracing::Instrument;
 use crate::app::App;
 use crate::error::ApiError;
 use crate::limits::Guard;
+use crate::live::local as live;
 pub use extract::{Client, MAX_BODY_BYTES};
 pub use openapi::openapi_document;
 pub use web::PATHS as WEB_PATHS;
@@ -50,6 +51,7 @@ routes! {
     get "/openapi.json" => openapi::document,
     get "/healthz" => rooms::healthz,
     post "/dev/clock" => rooms::dev_clock,
+    get "/live" => live::socket,
     get "/" => web::index,
     get "/r/{id}" => web::room,
     get "/app/{file}" => web::asset,

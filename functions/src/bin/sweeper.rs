@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use lambda_runtime::{LambdaEvent, service_fn};
 use madang_functions::App;
+use madang_functions::live::aws::LiveStore;
 use madang_functions::sweeper::{SweepReport, sweep};
 use madang_functions::telemetry::{self, LogFormat};
 use madang_infra::dynamo::{self, DynamoStore};
@@ -22,7 +23,10 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     telemetry::init(LogFormat::Json);
     let table = std::env::var("MADANG_TABLE").map_err(|_| "MADANG_TABLE is not set")?;
     let dev = std::env::var("MADANG_DEV").is_ok_and(|v| v == "1");
-    let store = Arc::new(DynamoStore::new(dynamo::client_from_env().await, table));
+    // Timeouts it fires are announced to the rooms' live connections (MADANG_LIVE_ENDPOINT).
+    let store = Arc::new(
+        LiveStore::from_env(DynamoStore::new(dynamo::client_from_env().await, table)).await,
+    );
     let app = App::new(store).with_dev(dev);
     lambda_runtime::run(service_fn(move |_event: LambdaEvent<Value>| {
         let app = app.clone();

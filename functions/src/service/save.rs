@@ -227,6 +227,7 @@ where
         {
             // The earlier attempt landed after all: that is the answer, and nothing is redone.
             tracing::info!(room_id = %id, "an unconfirmed save had landed");
+            store.announce(&id, loaded.room.version()).await;
             owe_presence(store, &mut loaded).await;
             return Ok(Saved {
                 loaded,
@@ -256,6 +257,9 @@ where
                 loaded.loaded_version = loaded.room.version();
                 loaded.indexed_due = stored.due.or(loaded.indexed_due);
                 loaded.new = false;
+                // Live watchers outside this process (API Gateway connections); bounded, never
+                // fails the answer (`RoomStore::announce`).
+                store.announce(&id, loaded.loaded_version).await;
                 owe_presence(store, &mut loaded).await;
                 return Ok(Saved {
                     loaded,
