@@ -237,9 +237,9 @@ fn prepare(state: &BadukState, to_move: Color) -> (FastBoard, Eval) {
 
 /// The bot's move for the side to move (`state.turn()`) at `level`, drawing one seed from `rng`.
 ///
-/// It passes when the opponent has just passed and the count with the stones it believes dead
-/// already wins, or when every move it would consider is in settled territory (nothing left to
-/// gain); it resigns (level 3 and up) when its best win rate is below 4 % late in the game.
+/// It passes when the opponent has just passed, a fifth of the board's points have been
+/// played, and the count with the stones it believes dead already wins; or when every move it
+/// would consider is in settled territory (nothing left to gain); it resigns (level 3 and up) when its best win rate is below 4 % late in the game.
 pub fn choose_move(state: &BadukState, level: u8, rng: &mut GameRng) -> Result<BotMove, BotError> {
     if state.phase() != Phase::Playing {
         return Err(BotError::WrongPhase);
@@ -264,7 +264,10 @@ pub fn choose_move(state: &BadukState, level: u8, rng: &mut GameRng) -> Result<B
     let own = search.ownership();
     let mine = if color == Color::Black { 1.0 } else { -1.0 };
 
-    if state.consecutive_passes() >= 1 && passing_wins(state, color, &fb, &own) {
+    // Answering a pass with a pass ends play, so only once the game is well under way: a
+    // learner's pass at move 3 is not met with a count that komi wins.
+    let late = state.moves().len() >= usize::from(size) * usize::from(size) / 5;
+    if late && state.consecutive_passes() >= 1 && passing_wins(state, color, &fb, &own) {
         return Ok(BotMove::Pass);
     }
     let children = search.root_children();

@@ -200,6 +200,29 @@ fn in_the_scoring_phase_the_bot_counts_the_lone_stone_dead() {
 }
 
 #[test]
+fn an_early_pass_is_not_answered_with_a_pass() {
+    // White would win the count on komi at once, but the game has barely begun.
+    let (mut state, mut rng) = new_game(r#"{"boardSize": 9}"#);
+    act(
+        &mut state,
+        Color::Black,
+        &BotMove::Place(Point::new(4, 4)).action(),
+        &mut rng,
+    );
+    act(
+        &mut state,
+        Color::White,
+        &BotMove::Place(Point::new(2, 2)).action(),
+        &mut rng,
+    );
+    act(&mut state, Color::Black, &BadukAction::Pass {}, &mut rng);
+    assert!(matches!(
+        choose_move(&state, 2, &mut rng).unwrap(),
+        BotMove::Place(_)
+    ));
+}
+
+#[test]
 fn wrong_phase_and_unknown_level_are_errors() {
     let (state, mut rng) = new_game(r#"{"boardSize": 9}"#);
     assert_eq!(
