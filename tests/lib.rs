@@ -7,6 +7,7 @@
 //!   action lands exactly once.
 //! - [`lambda`]: a Lambda Runtime API emulator running the real `api` and `sweeper` binaries.
 //! - [`live`]: the real `madang` binary and a client of its live channel.
+//! - [`store_proxy`]: a proxy in front of the DynamoDB emulator that counts refused writes.
 //! - [`overdue`]: the room with an overdue turn both sweeper races start from.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
@@ -18,6 +19,8 @@ pub mod lambda;
 pub mod live;
 pub mod overdue;
 pub mod race;
+#[path = "lambda/store_proxy.rs"]
+pub mod store_proxy;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -10,6 +10,7 @@
 //! - [`error`]: [`ApiError`] and its RFC 9457 problem+json rendering.
 //! - [`limits`]: per-client rate and long-poll limits, header size, JSON-only bodies.
 //! - [`live`]: the live channel — `GET /live` locally, API Gateway's WebSocket API on AWS.
+//! - [`metrics`]: CloudWatch Embedded Metric Format lines on stdout (Lambda; locally on demand).
 //! - [`mod@serve`]: the bounded TCP serve loop of the local server and the tests (timeouts,
 //!   connection cap, graceful shutdown).
 //! - [`sweeper`]: fires overdue timeouts of rooms nobody is polling.
@@ -21,6 +22,7 @@ pub mod app;
 pub mod error;
 pub mod limits;
 pub mod live;
+pub mod metrics;
 pub mod serve;
 pub mod service;
 pub mod sweeper;

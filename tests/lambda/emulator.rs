@@ -318,6 +318,8 @@ pub struct LambdaStack {
     children: Vec<Child>,
     logs: PathBuf,
     live: Option<Arc<websocket::WsFront>>,
+    /// Requests the front door handed to the `api` function.
+    requests: Arc<AtomicU64>,
 }
 
 impl Drop for LambdaStack {
@@ -361,6 +363,7 @@ impl LambdaStack {
             children: Vec::new(),
             logs,
             live: None,
+            requests: Arc::new(AtomicU64::new(0)),
         };
         let live = Function::new("madang-live");
         let mut live_listener = None;
@@ -392,7 +395,7 @@ impl LambdaStack {
         let front = Front {
             api,
             door: config.front_door,
-            requests: Arc::new(AtomicU64::new(0)),
+            requests: stack.requests.clone(),
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -453,6 +456,7 @@ impl LambdaStack {
             .env("AWS_ENDPOINT_URL_DYNAMODB", dynalite)
             .env("MADANG_STORE", "dynamodb")
             .env("MADANG_TABLE", table)
+            .env("MADANG_STAGE", "emulated")
             .env("RUST_LOG", "info")
             .stdin(Stdio::null())
             .stdout(log.try_clone().unwrap())
@@ -525,6 +529,25 @@ impl LambdaStack {
     /// Where the environments' logs are.
     pub fn logs(&self) -> &std::path::Path {
         &self.logs
+    }
+
+    /// Requests the front door handed to the `api` function so far.
+    pub fn front_requests(&self) -> u64 {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    /// Every line the environments of `binary` (`api` or `sweeper`) wrote so far, stdout and
+    /// stderr, environment by environment, in the order each wrote them.
+    pub fn output_lines(&self, binary: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        for env in 0.. {
+            let path = self.logs.join(format!("{binary}-{env}.log"));
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                break;
+            };
+            lines.extend(text.lines().map(str::to_owned));
+        }
+        lines
     }
 
     /// Timings of the `api` environments.

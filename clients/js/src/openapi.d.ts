@@ -789,7 +789,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness, and the server's clock */
+        /** Health: the build, the server's clock, and that the store answers (503 when it does not); never a write */
         get: {
             parameters: {
                 query?: never;
@@ -799,7 +799,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description ok */
+                /** @description Up */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -810,6 +810,27 @@ export interface paths {
                             status: "ok";
                             /** @description The server's clock (epoch ms), the one deadlines are set by: a client's countdowns use it */
                             now: number;
+                            /** @description The server's version (the crate's) */
+                            version: string;
+                            /** @description The git commit the server was built from (`unknown` when built without git) */
+                            gitSha: string;
+                            /**
+                             * @description The store answered a read (a health check never writes)
+                             * @constant
+                             */
+                            store: "ok";
+                        };
+                    };
+                };
+                /** @description The store is busy; retry (Retry-After) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
                         };
                     };
                 };

@@ -85,6 +85,7 @@ async fn edge(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> 
         version = tracing::field::Empty,
     );
     let started = Instant::now();
+    let route = crate::metrics::RouteClass::of(request.method(), request.uri().path());
     let response = async {
         match guard.admit(&request) {
             Ok(poll_slot) => {
@@ -99,6 +100,7 @@ async fn edge(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> 
     .await;
     let latency_us = started.elapsed().as_micros() as u64;
     span.in_scope(|| tracing::info!(status = response.status().as_u16(), latency_us, "done"));
+    crate::metrics::request_done(route, response.status());
     response
 }
 

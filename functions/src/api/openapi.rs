@@ -540,8 +540,14 @@ fn operation(method: &str, path: &str) -> Option<Value> {
             "responses": ok("200", "OpenAPI 3.1", json!({"type": "object"})),
         }),
         ("get", "/healthz") => json!({
-            "summary": "Liveness, and the server's clock",
-            "responses": ok("200", "ok", json!({"type": "object", "required": ["status", "now"], "properties": {"status": {"const": "ok"}, "now": {"type": "integer", "minimum": 0, "description": "The server's clock (epoch ms), the one deadlines are set by: a client's countdowns use it"}}, "additionalProperties": false})),
+            "summary": "Health: the build, the server's clock, and that the store answers (503 when it does not); never a write",
+            "responses": with_problems(ok("200", "Up", json!({"type": "object", "required": ["status", "now", "version", "gitSha", "store"], "properties": {
+                "status": {"const": "ok"},
+                "now": {"type": "integer", "minimum": 0, "description": "The server's clock (epoch ms), the one deadlines are set by: a client's countdowns use it"},
+                "version": {"type": "string", "description": "The server's version (the crate's)"},
+                "gitSha": {"type": "string", "description": "The git commit the server was built from (`unknown` when built without git)"},
+                "store": {"const": "ok", "description": "The store answered a read (a health check never writes)"},
+            }, "additionalProperties": false})), &[503]),
         }),
         ("post", "/dev/clock") => json!({
             "summary": "Test support (MADANG_DEV=1 only; 404 otherwise): move the server clock forward",

@@ -215,6 +215,7 @@ pub async fn act<S: RoomStore>(
     };
     let mut response = Json(body).into_response();
     if acted.replayed {
+        crate::metrics::record(crate::metrics::Metric::IdempotentReplay);
         response
             .headers_mut()
             .insert("idempotent-replayed", HeaderValue::from_static("true"));
@@ -236,11 +237,28 @@ pub async fn sgf<S: RoomStore>(
         .into_response())
 }
 
-/// `GET /healthz`
-pub async fn healthz<S: RoomStore>(State(app): State<App<S>>) -> Response {
+/// The id `GET /healthz` reads: no room has it (room ids are base64url, without `#`).
+const HEALTH_ID: &str = "#healthz";
+
+/// `GET /healthz`: the build, the server's clock, and that the store answers (else 503
+/// problem+json, as any request the store fails). Never a write: one read of an id no room has
+/// (on DynamoDB an eventually consistent `GetItem`, half a read unit).
+pub async fn healthz<S: RoomStore>(State(app): State<App<S>>) -> Result<Response, ApiError> {
     // `now` is the clock deadlines are set by (the dev clock under MADANG_DEV=1): clients show
     // countdowns from it, to the millisecond, where the `Date` header has whole seconds.
-    Json(json!({ "status": "ok", "now": app.clock.now() })).into_response()
+    let now = app.clock.now();
+    match app.store.peek(HEALTH_ID, now).await {
+        Ok(_) | Err(madang_infra::StoreError::NotFound) => {}
+        Err(e) => return Err(ApiError::Unavailable(e)),
+    }
+    Ok(Json(json!({
+        "status": "ok",
+        "now": now,
+        "version": env!("CARGO_PKG_VERSION"),
+        "gitSha": env!("MADANG_GIT_SHA"),
+        "store": "ok",
+    }))
+    .into_response())
 }
 
 /// `POST /dev/clock` body (its schema is the OpenAPI document's `DevClock`).

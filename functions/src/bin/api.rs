@@ -23,10 +23,11 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use lambda_http::{Request, service_fn};
+use lambda_http::{Request, RequestExt, service_fn};
 use madang_functions::app::Limits;
 use madang_functions::live::aws::{self, LiveStore};
 use madang_functions::live::{Live, LiveUrl};
+use madang_functions::metrics;
 use madang_functions::telemetry::{self, LogFormat};
 use madang_functions::{App, RoomStore, router};
 use madang_infra::dynamo::{self, DynamoStore};
@@ -40,6 +41,8 @@ const MAX_WAIT_SECS: u64 = 20;
 async fn main() -> Result<(), lambda_http::Error> {
     let started = Instant::now();
     telemetry::init(LogFormat::Json);
+    // EMF metric lines on stdout (`MADANG_STAGE`, set by the template, is their `Stage`).
+    metrics::init_from_env(true);
     let table = std::env::var("MADANG_TABLE").map_err(|_| "MADANG_TABLE is not set")?;
     let dev = std::env::var("MADANG_DEV").is_ok_and(|v| v == "1");
     let limits = Limits {
@@ -75,6 +78,9 @@ async fn main() -> Result<(), lambda_http::Error> {
     );
     lambda_http::run(service_fn(move |request: Request| {
         let (app, routes) = (app.clone(), routes.clone());
+        // Every log and metric line of this invocation carries its request id.
+        let id = request.lambda_context_ref().map(|c| c.request_id.clone());
+        telemetry::set_request_id(id.as_deref());
         async move {
             // Test support only: every environment reads the shared dev clock before serving.
             if let Err(e) = app.sync_clock().await {
