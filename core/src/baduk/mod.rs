@@ -29,6 +29,7 @@
 
 pub mod action;
 pub mod board;
+pub mod bot;
 pub mod clock;
 pub mod color;
 pub mod engine;
