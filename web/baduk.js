@@ -6,7 +6,7 @@
 import { ask, clock, h, rematchBox, revealBox, s, serverNow, toast } from './ui.js';
 
 const COLS = 'ABCDEFGHJKLMNOPQRST';
-const STARS = {
+export const STARS = {
   9: [[2, 2], [6, 2], [2, 6], [6, 6], [4, 4]],
   13: [[3, 3], [9, 3], [3, 9], [9, 9], [6, 6]],
   19: [[3, 3], [9, 3], [15, 3], [3, 9], [9, 9], [15, 9], [3, 15], [9, 15], [15, 15]],
@@ -110,7 +110,7 @@ export function badukScreen(act, client, { rematch }) {
       ? (marks?.preview?.ownership ?? room.result?.score?.ownership ?? null) : null;
     const last = [...st.moves].reverse().find((m) => m.kind === 'place');
     const lastMove = st.moves.at(-1);
-    const svg = s('svg', { viewBox: `-1 -1 ${n + 1} ${n + 1}`, class: `baduk-board size-${n}`, role: 'grid', 'aria-label': `${n}줄 바둑판` });
+    const svg = s('svg', { viewBox: `-1 -1 ${n + 1} ${n + 1}`, class: `baduk-board size-${n}`, role: 'group', 'aria-label': `${n}줄 바둑판` });
     svg.append(s('rect', { x: -1, y: -1, width: n + 1, height: n + 1, class: 'wood' }));
     for (let i = 0; i < n; i++) {
       svg.append(s('line', { x1: 0, y1: i, x2: n - 1, y2: i, class: 'grid' }));
@@ -145,7 +145,7 @@ export function badukScreen(act, client, { rematch }) {
         const here = cursor ? cursor.x === x && cursor.y === y : x === 0 && y === 0;
         svg.append(s('rect', {
           x: x - 0.5, y: y - 0.5, width: 1, height: 1, class: 'hit', testid: 'baduk-point', 'data-x': x, 'data-y': y,
-          role: 'gridcell', 'aria-label': `${COLS[x]}${n - y}`, tabindex: playable && here ? 0 : -1,
+          role: 'button', 'aria-label': `${COLS[x]}${n - y}`, tabindex: playable && here ? 0 : -1,
           'data-focus': `pt-${x}-${y}`,
           onclick: () => { cursor = { x, y }; tap(x, y); },
           onkeydown: (e) => key(e, x, y),
@@ -188,7 +188,7 @@ export function badukScreen(act, client, { rematch }) {
       c.kind === 'none' ? h('span', { class: 'time', text: '시계 없음' })
         : h('span', { class: 'time' },
           h('b', { text: r.main > 0 || c.kind !== 'byoyomi' ? clock(r.main) : `초읽기 ${Math.ceil(r.periodLeft / 1000)}` }),
-          c.kind === 'byoyomi' ? h('span', { class: 'periods', 'aria-label': `초읽기 ${r.periods}회 남음` },
+          c.kind === 'byoyomi' ? h('span', { class: 'periods', role: 'img', 'aria-label': `초읽기 ${r.periods}회 남음` },
             Array.from({ length: periodsTotal }, (_, i) => h('i', { class: i < r.periods ? 'on' : 'off' }))) : null));
   }
 

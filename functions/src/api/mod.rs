@@ -52,6 +52,8 @@ routes! {
     post "/dev/clock" => rooms::dev_clock,
     get "/" => web::index,
     get "/r/{id}" => web::room,
+    get "/rules/{kind}" => web::rules,
+    get "/manifest.webmanifest" => web::manifest,
     get "/app/{file}" => web::asset,
     get "/client/madang.js" => web::client,
 }
