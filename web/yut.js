@@ -3,6 +3,8 @@
 // destinations with result names, badges and path, the choice between moves to one spot,
 // timers, auto play / bot / away states, team recommendations and the result.
 import { ask, clock, h, rematchBox, revealBox, s, serverNow } from './ui.js';
+import { animateYut } from './motion.js';
+import { sfx } from './sound.js';
 
 const RESULT = {
   do: ['도', 1], gae: ['개', 2], geol: ['걸', 3], yut: ['윷', 4], mo: ['모', 5], backdo: ['빽도', -1],
@@ -83,8 +85,8 @@ function shapePath(shape, x, y, r) {
   }
 }
 
-function token(side, x, y, r, count) {
-  return s('g', { class: 'piece' },
+function token(side, x, y, r, count, node) {
+  return s('g', { class: 'piece', 'data-node': node },
     s('path', { d: shapePath(side.shape, x, y, r), fill: COLORS[side.color] ?? '#555', stroke: '#fff', 'stroke-width': 0.8 }),
     count > 1 ? s('text', { x: x + r * 0.9, y: y - r * 0.6, class: 'stack', text: `×${count}` }) : null);
 }
@@ -208,7 +210,7 @@ export function yutScreen(act, { rematch }) {
     }
     for (const [node, o] of occupant) {
       const [x, y] = XY[node];
-      board.append(token(o.side, x, y, BIG.has(node) ? 4.6 : 3.8, o.count));
+      board.append(token(o.side, x, y, BIG.has(node) ? 4.6 : 3.8, o.count, node));
     }
     for (const [k, ms] of byDest) {
       if (k === 'goal' || k === 'home') continue;
@@ -264,6 +266,7 @@ export function yutScreen(act, { rematch }) {
     const throwKey = `${JSON.stringify(st.lastThrow)}|${st.pending.length}|${st.turnIndex}`;
     const animate = st.lastThrow != null && lastAnimated != null && lastAnimated !== throwKey;
     if (lastAnimated !== throwKey) lastAnimated = throwKey;
+    if (animate) sfx.toss();
     const me = room.you;
     const control = me ? st.control?.[me] : null;
     const controls = over || !me ? null : h('div', { class: 'yut-controls' },
@@ -377,8 +380,10 @@ export function yutScreen(act, { rematch }) {
         choosing = null;
         chosenThrow = null;
       }
+      const before = room?.state;
       room = next;
       draw();
+      animateYut(el.querySelector('svg.yut-board'), before, next.state, XY);
     },
     destroy() {
       clearInterval(tick);

@@ -259,7 +259,7 @@ async function pass(page, watchers) {
   for (const p of watchers) await versionAbove(p, v);
 }
 
-test('axe-core finds nothing serious on the 바둑 board, the scoring phase and the result', async () => {
+test('axe-core finds nothing serious on the 바둑 board, the scoring phase (with the group the opponent toggled) and the result', async () => {
   const black = await browser.player(PHONE);
   const white = await browser.player(DESKTOP);
   const link = await createRoom(black, server.base, { game: 'baduk', name: '흑', options: { boardSize: 9, colorAssignment: 'hostBlack' } });
@@ -270,11 +270,25 @@ test('axe-core finds nothing serious on the 바둑 board, the scoring phase and 
   await black.getByTestId('open-rules').click();
   await assertRules(black, { sections: BADUK_SECTIONS });
   await black.getByTestId('rules-close').click();
-  await pass(black, [black, white]);
+  let v = await version(black);
+  await black.locator('[data-testid="baduk-point"][data-x="4"][data-y="4"]').click();
+  await versionAbove(white, v);
   await pass(white, [black, white]);
+  await pass(black, [black, white]);
   await black.getByTestId('score-preview').waitFor();
+  assert.equal(await black.getByTestId('toggled-stone').count(), 0, 'nothing toggled yet');
+  // White marks black's stone dead: black's board rings it; white's own does not.
+  v = await version(black);
+  await white.locator('[data-testid="baduk-point"][data-x="4"][data-y="4"]').click();
+  await versionAbove(black, v);
+  await versionAbove(white, v);
+  assert.equal(await black.getByTestId('toggled-stone').count(), 1, 'the group the opponent toggled stands out');
+  assert.equal(await white.getByTestId('toggled-stone').count(), 0, 'not one’s own toggle');
   await axe(black, 'the scoring phase');
-  let v = await version(white);
+  v = await version(black);
+  await white.locator('[data-testid="baduk-point"][data-x="4"][data-y="4"]').click();
+  await versionAbove(black, v);
+  v = await version(white);
   await white.getByTestId('agree-score').click();
   await versionAbove(black, v);
   v = await version(black);
@@ -282,4 +296,64 @@ test('axe-core finds nothing serious on the 바둑 board, the scoring phase and 
   await statusIs(black, 'finished');
   await black.getByTestId('result').waitFor();
   await axe(black, 'the result screen');
+});
+
+test('초읽기: big numbers, a red border and the count said in Korean to the player on turn', async () => {
+  const said = () => window.__said;
+  const black = await browser.player(PHONE);
+  const white = await browser.player(DESKTOP);
+  for (const p of [black, white]) {
+    // Records what the page asks the browser to say (the Web Speech API is real; this only listens).
+    await p.addInitScript(() => {
+      window.__said = [];
+      const speak = window.speechSynthesis?.speak?.bind(window.speechSynthesis);
+      if (speak) window.speechSynthesis.speak = (u) => { window.__said.push(u.text); speak(u); };
+    });
+  }
+  const link = await createRoom(black, server.base, {
+    game: 'baduk', name: '흑', options: { boardSize: 9, colorAssignment: 'hostBlack', 'timeControl.mainSec': 0, 'timeControl.periodSec': 10, 'timeControl.periods': 5 },
+  });
+  await joinRoom(white, link, '백');
+  await black.getByTestId('start-game').click();
+  await statusIs(white, 'playing');
+  // No main time: black is in 초읽기 from the first move, with ten seconds a period.
+  for (const p of [black, white]) {
+    const count = p.getByTestId('byoyomi-count');
+    await count.waitFor();
+    const secs = Number(await count.getAttribute('data-seconds'));
+    assert.ok(secs >= 1 && secs <= 10, `${secs}`);
+    assert.match(await count.innerText(), /흑 초읽기/);
+    assert.equal(await p.evaluate(() => document.body.classList.contains('byoyomi-alert')), true, 'the border turns red');
+  }
+  await black.waitForFunction(() => window.__said.length > 0);
+  const heard = await black.evaluate(said);
+  for (const word of heard) assert.ok(['열', '아홉', '여덟', '일곱', '여섯', '다섯', '넷', '셋', '둘', '하나'].includes(word), word);
+  assert.deepEqual(await white.evaluate(said), [], 'only the player on turn hears the count');
+  await shots(black, 'baduk-byoyomi');
+  // Sound off: the count is shown but not said.
+  await black.getByTestId('sound-toggle').click();
+  const before = (await black.evaluate(said)).length;
+  const v = await version(black);
+  await black.locator('[data-testid="baduk-point"][data-x="2"][data-y="2"]').click();
+  await versionAbove(white, v);
+  await white.getByTestId('byoyomi-count').locator('text=백 초읽기').waitFor();
+  await white.waitForFunction(() => window.__said.length > 0);
+  assert.equal((await black.evaluate(said)).length, before, 'nothing said with the sound off');
+});
+
+test('19줄: the preview step shows a magnifier around the chosen point', async () => {
+  const black = await browser.player(PHONE);
+  const white = await browser.player(PHONE);
+  const link = await createRoom(black, server.base, { game: 'baduk', name: '흑', options: { boardSize: 19, colorAssignment: 'hostBlack' } });
+  await joinRoom(white, link, '백');
+  await black.getByTestId('start-game').click();
+  await statusIs(black, 'playing');
+  assert.equal(await black.getByTestId('magnifier').count(), 0);
+  await black.locator('[data-testid="baduk-point"][data-x="15"][data-y="3"]').click();
+  const lens = black.getByTestId('magnifier');
+  await lens.waitFor();
+  assert.equal(await lens.getAttribute('aria-label'), 'Q16 둘레 확대');
+  assert.equal(await lens.locator('.stone.preview').count(), 1);
+  await axe(black, 'the 19줄 board with the magnifier');
+  await shots(black, 'baduk19-magnifier');
 });

@@ -47,6 +47,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("invite.js", JS, include_str!("../../../web/invite.js")),
     ("rules.js", JS, include_str!("../../../web/rules.js")),
     ("sound.js", JS, include_str!("../../../web/sound.js")),
+    ("motion.js", JS, include_str!("../../../web/motion.js")),
     ("qrcode.mjs", JS, include_str!("../../../web/vendor/qrcode.mjs")),
 ];
 
