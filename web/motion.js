@@ -26,10 +26,10 @@ export function animateYut(board, before, after, xy) {
   for (const [key, p] of now) {
     const old = was.get(key);
     if (!old) continue;
-    if (p.status === 'onBoard' && p.node != null && (old.status !== 'onBoard' || old.node !== p.node)) {
+    if (p.status === 'board' && p.node != null && (old.status !== 'board' || old.node !== p.node)) {
       // The path: the trail after the spot it left (from the start when it entered).
       const trail = p.trail ?? [];
-      const from = old.status === 'onBoard' ? trail.lastIndexOf(old.node) : -1;
+      const from = old.status === 'board' ? trail.lastIndexOf(old.node) : -1;
       const path = trail.slice(from + 1);
       if (!path.length || path.at(-1) !== p.node) continue;
       const token = board.querySelector(`g.piece[data-node="${p.node}"]`);
@@ -39,7 +39,7 @@ export function animateYut(board, before, after, xy) {
       hopped += 1;
       if (!motionOn()) continue;
       const [tx, ty] = xy[p.node];
-      const start = old.status === 'onBoard' ? xy[old.node] : [xy[0][0], xy[0][1] + 8];
+      const start = old.status === 'board' ? xy[old.node] : [xy[0][0], xy[0][1] + 8];
       const frames = [{ transform: `translate(${start[0] - tx}px, ${start[1] - ty}px)` }];
       for (const n of path) {
         const [x, y] = xy[n];
@@ -48,7 +48,7 @@ export function animateYut(board, before, after, xy) {
         frames.push({ transform: `translate(${x - tx}px, ${y - ty}px)` });
       }
       token.animate(frames, { duration: HOP_MS * path.length, easing: 'ease-in-out' });
-    } else if (old.status === 'onBoard' && old.node != null && p.status === 'home') {
+    } else if (old.status === 'board' && old.node != null && p.status === 'home') {
       sfx.caught();
       if (!motionOn()) continue;
       const [x, y] = xy[old.node];

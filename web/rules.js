@@ -48,7 +48,8 @@ function sticks(up, marked) {
   // Four sticks: flat side up (배) light, round side (등) dark; the first carries the ✕ mark.
   const g = s('svg', { viewBox: '0 0 40 22', class: 'rules-sticks', 'aria-hidden': 'true' });
   for (let i = 0; i < 4; i += 1) {
-    const flat = marked ? i === 0 : i < up;
+    // 빽도: the marked stick alone; 윷: all four; otherwise `up` sticks other than the marked one.
+    const flat = marked ? i === 0 : up === 4 || (i > 0 && i <= up);
     g.append(s('rect', { x: 2 + i * 9.5, y: 1, width: 7, height: 20, rx: 3, class: flat ? 'stick-flat' : 'stick-round' }));
     if (i === 0) g.append(s('text', { x: 5.5, y: 14, class: 'stick-mark', text: '✕' }));
   }
@@ -132,63 +133,41 @@ function parse(rows) {
   return out;
 }
 
-/** Empty regions of a finished example and whose they are (bordered by one colour only). */
-function count(rows) {
-  const n = rows.length;
-  const at = (x, y) => rows[y][x];
-  const seen = new Set();
-  const territory = [];
-  for (let y = 0; y < n; y += 1) {
-    for (let x = 0; x < n; x += 1) {
-      if (at(x, y) !== '.' || seen.has(y * n + x)) continue;
-      const region = [];
-      const borders = new Set();
-      const stack = [[x, y]];
-      seen.add(y * n + x);
-      while (stack.length) {
-        const [cx, cy] = stack.pop();
-        region.push({ x: cx, y: cy });
-        for (const [dx, dy] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
-          const nx = cx + dx;
-          const ny = cy + dy;
-          if (nx < 0 || ny < 0 || nx >= n || ny >= n) continue;
-          const c = at(nx, ny);
-          if (c === '.') {
-            if (!seen.has(ny * n + nx)) { seen.add(ny * n + nx); stack.push([nx, ny]); }
-          } else borders.add(c);
-        }
-      }
-      if (borders.size === 1) {
-        const c = [...borders][0];
-        for (const p of region) territory.push({ ...p, c });
-      }
-    }
-  }
-  return territory;
-}
-
+/**
+ * A finished 9줄 game as a picture: `b`/`w` stones, `B`/`W` the empty points each side's stones
+ * alone surround (marked by hand for this one position: the page draws an example, it does not
+ * count a game — the server does that in the scoring phase).
+ */
 const COUNTED = [
-  '..b.bw...',
-  '.bb.bw.w.',
-  'bb.bbw...',
-  '..bbww.ww',
-  'bbbw.w...',
-  '..bwwww..',
-  'b.bbbw.w.',
-  '.bb.bww..',
-  '...bbw...',
+  'BBbBbwWWW',
+  'BbbBbwWwW',
+  'bbBbbwWWW',
+  'BBbbwwWww',
+  'bbbwWwWWW',
+  'BBbwwwwWW',
+  'bBbbbwWwW',
+  'BbbBbwwWW',
+  'BBBbbwWWW',
 ];
+/** The territory marks of `COUNTED`. */
+function marked(rows) {
+  const out = [];
+  rows.forEach((row, y) => [...row].forEach((ch, x) => { if (ch === 'B' || ch === 'W') out.push({ x, y, c: ch.toLowerCase() }); }));
+  return out;
+}
 
 function badukRules(o) {
   const scoring = o.scoring === 'area' ? 'area' : 'territory';
-  const komi = o.komi ?? (o.handicap > 0 ? 0.5 : scoring === 'area' ? 7.5 : 6.5);
-  const territory = count(COUNTED);
+  // The example is an even game: the spec's komi for it (baduk.md §4), unless the room sets one.
+  const komi = o.komi ?? (scoring === 'area' ? 7.5 : 6.5);
+  const territory = marked(COUNTED);
   const stones = parse(COUNTED);
   const own = (c) => territory.filter((t) => t.c === c).length;
   const onBoard = (c) => stones.filter((t) => t.c === c).length;
   const black = scoring === 'area' ? own('b') + onBoard('b') : own('b');
   const white = scoring === 'area' ? own('w') + onBoard('w') : own('w');
   const whiteTotal = white + komi;
+  const unit = scoring === 'area' ? '' : '집';
   return [
     section('따내기',
       badukBoard(5, '흑 넷이 백 한 점을 둘러싸 따내요', {
@@ -212,7 +191,7 @@ function badukRules(o) {
       h('p', { text: scoring === 'area'
         ? '영역 세기: 내 돌과 내 돌로만 둘러싼 빈 자리를 모두 세요.'
         : '집 세기: 내 돌로만 둘러싼 빈 자리를 세고, 따낸 돌만큼 더해요.' }),
-      h('p', { testid: 'rules-count', text: `이 판은 흑 ${black}${scoring === 'area' ? '' : '집'}, 백 ${white}${scoring === 'area' ? '' : '집'}에 덤 ${komi}을 더해 ${whiteTotal}. ${black > whiteTotal ? `흑이 ${black - whiteTotal}` : `백이 ${whiteTotal - black}`} 이겨요.` }),
+      h('p', { testid: 'rules-count', text: `이 판은 흑 ${black}${unit}, 백 ${white}${unit}에 덤 ${komi}${unit || '점'}을 더해 ${whiteTotal}. ${black > whiteTotal ? `흑이 ${black - whiteTotal}` : `백이 ${whiteTotal - black}`}${unit || '점'} 차이로 이겨요.` }),
       h('p', { class: 'hint', text: '두 사람이 더 둘 곳이 없어 차례로 패스하면, 죽은 돌을 함께 표시하고 동의해서 끝내요.' })),
   ];
 }

@@ -383,7 +383,9 @@ export function yutScreen(act, { rematch }) {
       const before = room?.state;
       room = next;
       draw();
-      animateYut(el.querySelector('svg.yut-board'), before, next.state, XY);
+      // Counted on the screen, so a test can see that a move hopped without timing it.
+      const hops = animateYut(el.querySelector('svg.yut-board'), before, next.state, XY);
+      if (hops) el.dataset.hops = String(Number(el.dataset.hops ?? 0) + hops);
     },
     destroy() {
       clearInterval(tick);

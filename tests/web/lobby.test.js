@@ -232,7 +232,7 @@ test('the rules open from the lobby, from a game and at /rules/{kind}, and follo
   const link = await createRoom(host, server.base, { game: 'yut', name: '가', options: { backdo: false } });
   const guest = await browser.player(DESKTOP);
   await joinRoom(guest, link, '나');
-  await host.getByTestId('start-game').click();
+  await startGame(host);
   await statusIs(guest, 'playing');
   await guest.getByTestId('open-rules').click();
   await assertRules(guest, { sections: YUT_SECTIONS.slice(0, 4), noBackdo: true });
@@ -240,6 +240,21 @@ test('the rules open from the lobby, from a game and at /rules/{kind}, and follo
   await axe(guest, 'the rules over a game');
   await guest.getByTestId('rules-close').click();
   await axe(guest, 'the 윷놀이 board');
+  // A move: the piece hops along its path on both pages (counted by the screen, not timed).
+  await versionAbove(host, (await version(guest)) - 1);
+  const mover = (await host.getByTestId('throw').isEnabled()) ? host : guest;
+  const watcher = mover === host ? guest : host;
+  while (await mover.getByTestId('throw').isEnabled()) {
+    const v = await version(mover);
+    await mover.getByTestId('throw').click();
+    await versionAbove(mover, v);
+  }
+  const v = await version(mover);
+  await mover.getByTestId('yut-dest').first().click();
+  const choice = mover.getByTestId('yut-choice');
+  if (await choice.count()) await choice.first().click();
+  await versionAbove(watcher, v);
+  await watcher.waitForFunction(() => Number(document.querySelector('.game.yut')?.dataset.hops ?? 0) >= 1);
   // The same pages at their own addresses, one following a room.
   await guest.goto(`${server.base}/rules/baduk`);
   await assertRules(guest, { sections: BADUK_SECTIONS });
@@ -251,6 +266,13 @@ test('the rules open from the lobby, from a game and at /rules/{kind}, and follo
   assert.equal(r.status, 200);
   assert.match(r.headers.get('content-type'), /^text\/html/);
 });
+
+/** The host starts once its page shows both seats (the join has reached it). */
+async function startGame(host) {
+  await host.getByTestId('seat').nth(1).waitFor();
+  await host.getByTestId('start-game').click();
+  await statusIs(host, 'playing');
+}
 
 async function pass(page, watchers) {
   const v = await version(page);
@@ -264,7 +286,7 @@ test('axe-core finds nothing serious on the 바둑 board, the scoring phase (wit
   const white = await browser.player(DESKTOP);
   const link = await createRoom(black, server.base, { game: 'baduk', name: '흑', options: { boardSize: 9, colorAssignment: 'hostBlack' } });
   await joinRoom(white, link, '백');
-  await black.getByTestId('start-game').click();
+  await startGame(black);
   await statusIs(white, 'playing');
   await axe(black, 'the 바둑 board');
   await black.getByTestId('open-rules').click();
@@ -314,7 +336,7 @@ test('초읽기: big numbers, a red border and the count said in Korean to the p
     game: 'baduk', name: '흑', options: { boardSize: 9, colorAssignment: 'hostBlack', 'timeControl.mainSec': 0, 'timeControl.periodSec': 10, 'timeControl.periods': 5 },
   });
   await joinRoom(white, link, '백');
-  await black.getByTestId('start-game').click();
+  await startGame(black);
   await statusIs(white, 'playing');
   // No main time: black is in 초읽기 from the first move, with ten seconds a period.
   for (const p of [black, white]) {
@@ -346,7 +368,7 @@ test('19줄: the preview step shows a magnifier around the chosen point', async 
   const white = await browser.player(PHONE);
   const link = await createRoom(black, server.base, { game: 'baduk', name: '흑', options: { boardSize: 19, colorAssignment: 'hostBlack' } });
   await joinRoom(white, link, '백');
-  await black.getByTestId('start-game').click();
+  await startGame(black);
   await statusIs(black, 'playing');
   assert.equal(await black.getByTestId('magnifier').count(), 0);
   await black.locator('[data-testid="baduk-point"][data-x="15"][data-y="3"]').click();

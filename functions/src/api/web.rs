@@ -1,5 +1,6 @@
-//! The reference web client (issue 12): `GET /` and `GET /r/{id}` serve the app's page, `GET
-//! /app/{file}` its stylesheet and modules, `GET /client/madang.js` the client library of
+//! The reference web client (issue 12): `GET /`, `GET /r/{id}` and `GET /rules/{kind}` (규칙 보기,
+//! issue 21) serve the app's page, `GET /app/{file}` its stylesheet, modules and install icons,
+//! `GET /manifest.webmanifest` the web app manifest, `GET /client/madang.js` the client library of
 //! `clients/js/`. Every file is embedded in the binary, so any deployment (local server or
 //! Lambda) serves the same app with nothing beside it. These routes are not part of the JSON API
 //! and are left out of the OpenAPI document ([`PATHS`]).
@@ -48,13 +49,25 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("rules.js", JS, include_str!("../../../web/rules.js")),
     ("sound.js", JS, include_str!("../../../web/sound.js")),
     ("motion.js", JS, include_str!("../../../web/motion.js")),
-    ("qrcode.mjs", JS, include_str!("../../../web/vendor/qrcode.mjs")),
+    (
+        "qrcode.mjs",
+        JS,
+        include_str!("../../../web/vendor/qrcode.mjs"),
+    ),
 ];
 
 /// The app's images under `/app/` (the install icons, made by `web/icons/make-icons.py`).
 const IMAGES: &[(&str, &str, &[u8])] = &[
-    ("icon-192.png", PNG, include_bytes!("../../../web/icons/icon-192.png")),
-    ("icon-512.png", PNG, include_bytes!("../../../web/icons/icon-512.png")),
+    (
+        "icon-192.png",
+        PNG,
+        include_bytes!("../../../web/icons/icon-192.png"),
+    ),
+    (
+        "icon-512.png",
+        PNG,
+        include_bytes!("../../../web/icons/icon-512.png"),
+    ),
 ];
 
 const MANIFEST: &str = include_str!("../../../web/manifest.webmanifest");
