@@ -19,7 +19,17 @@ function pieces(st) {
  * stands, and flies each caught piece from its spot off the board, with a tone per hop.
  */
 export function animateYut(board, before, after, xy) {
-  if (!board || !before || !after || before === after) return;
+  if (!board || !before || !after || before === after) return 0;
+  // Motion is decoration: whatever it meets, the redraw it follows stands.
+  try {
+    return hop(board, before, after, xy);
+  } catch (e) {
+    console.warn('motion', e);
+    return 0;
+  }
+}
+
+function hop(board, before, after, xy) {
   const was = pieces(before);
   const now = pieces(after);
   let hopped = 0;
@@ -41,9 +51,9 @@ export function animateYut(board, before, after, xy) {
       const [tx, ty] = xy[p.node];
       const start = old.status === 'board' ? xy[old.node] : [xy[0][0], xy[0][1] + 8];
       const frames = [{ transform: `translate(${start[0] - tx}px, ${start[1] - ty}px)` }];
-      for (const n of path) {
+      for (const [i, n] of path.entries()) {
         const [x, y] = xy[n];
-        const [px, py] = frames.length === 1 ? start : xy[path[frames.length - 2]];
+        const [px, py] = i === 0 ? start : xy[path[i - 1]];
         frames.push({ transform: `translate(${(px + x) / 2 - tx}px, ${(py + y) / 2 - ty - 4}px)` });
         frames.push({ transform: `translate(${x - tx}px, ${y - ty}px)` });
       }
@@ -70,6 +80,14 @@ export function animateYut(board, before, after, xy) {
  */
 export function animateBaduk(svg, before, after) {
   if (!svg || !before || !after || before === after) return;
+  try {
+    fade(svg, before, after);
+  } catch (e) {
+    console.warn('motion', e);
+  }
+}
+
+function fade(svg, before, after) {
   const placed = after.moves.length > before.moves.length && after.moves.at(-1)?.kind === 'place';
   if (placed) sfx.stone();
   const n = after.size;
