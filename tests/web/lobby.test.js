@@ -371,6 +371,9 @@ test('19줄: the preview step shows a magnifier around the chosen point', async 
   await startGame(black);
   await statusIs(black, 'playing');
   assert.equal(await black.getByTestId('magnifier').count(), 0);
+  // Both pages on the same version first: a newer view clears a preview (the screen's rule).
+  await statusIs(white, 'playing');
+  await versionAbove(black, (await version(white)) - 1);
   await black.locator('[data-testid="baduk-point"][data-x="15"][data-y="3"]').click();
   const lens = black.getByTestId('magnifier');
   await lens.waitFor();
