@@ -129,6 +129,11 @@ export declare class MadangClient {
   act(roomId: string, token: string | null, action: Action, options?: ActOptions): Promise<Acted>;
   sgf(roomId: string, options?: { signal?: AbortSignal }): Promise<string>;
   watch(roomId: string, options?: WatchOptions): Watch;
+  /**
+   * Watches through the live channel (`liveUrl`): a version announced → one read; a deadline →
+   * one read; polls on `pollAfterMs` while the socket is down, and reopens it with backoff.
+   */
+  watchLive(roomId: string, options: LiveWatchOptions): Watch;
   /** From a `Seated` answer, or `{roomId}` alone for a spectator. */
   session(seat: {
     roomId?: string | null;
@@ -153,6 +158,46 @@ export declare class RoomSession {
   act(action: Action, options?: ActOptions & { pin?: boolean }): Promise<Acted>;
   watch(
     listener?: (room: Room) => void,
-    options?: { onError?: (error: unknown) => void; signal?: AbortSignal },
+    options?: {
+      onError?: (error: unknown) => void;
+      signal?: AbortSignal;
+      /** Hears the live socket go up (`true`) and down. */
+      status?: (up: boolean) => void;
+      /** The WebSocket implementation (default: the global one; none: long-polls). */
+      WebSocket?: LiveSocketConstructor;
+    },
   ): Watch;
+}
+
+/** What `watchLive` needs of a WebSocket implementation (the browser's, Node's). */
+export interface LiveSocket {
+  readonly readyState: number;
+  send(data: string): void;
+  close(): void;
+  onopen: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event: unknown) => void) | null;
+  onerror: ((event: unknown) => void) | null;
+}
+
+/** A WebSocket constructor. */
+export type LiveSocketConstructor = new (url: string) => LiveSocket;
+
+/** Options of `MadangClient.watchLive`. */
+export interface LiveWatchOptions {
+  token?: string | null;
+  /** The last version known, or a function giving the newest the caller has seen. */
+  since?: number | (() => number | undefined);
+  /** The room's `liveUrl`. */
+  liveUrl: string;
+  /** The room as last read (its `deadlineAt` and `pollAfterMs` pace the reads). */
+  room?: Room | null;
+  onRoom?: (room: Room) => void;
+  onError?: (error: unknown) => void;
+  /** Hears the socket go up (`true`) and down. */
+  status?: (up: boolean) => void;
+  signal?: AbortSignal;
+  WebSocket?: LiveSocketConstructor;
+  /** How often to send `ping` (default 9 minutes, under API Gateway's 10-minute idle cut). */
+  heartbeatMs?: number;
 }

@@ -326,6 +326,160 @@ export class MadangClient {
     return { stop: () => controller.abort(), done };
   }
 
+  /**
+   * Watches a room through its live channel (`liveUrl`, a WebSocket announcing new versions):
+   * sends `hello` with the last version known, reads the room once per announced version, and
+   * `onRoom(room)` gets each newer room. While the socket is up the room is read only when a
+   * version is announced and at the room's next deadline (`deadlineAt`, so a timeout is seen the
+   * moment it fires); while it is down — never connected, dropped, cut after API Gateway's
+   * 2 hours, asleep with the phone — the room is polled on its `pollAfterMs` schedule, and the
+   * socket is reopened with backoff (at once when the page becomes visible or the network comes
+   * back). A `ping` every `heartbeatMs` (9 min) keeps API Gateway's 10-minute idle cut away.
+   * A refused token or a gone room (`UNAUTHORIZED`, `ROOM_NOT_FOUND`) stops it, like a 401/404.
+   * `status(up)` hears the socket go up and down. Returns `{stop, done}`.
+   */
+  watchLive(roomId, {
+    token,
+    since,
+    liveUrl,
+    room: first,
+    onRoom,
+    onError,
+    status,
+    signal,
+    WebSocket: Socket = globalThis.WebSocket,
+    heartbeatMs = 9 * 60 * 1000,
+  } = {}) {
+    const controller = new AbortController();
+    if (signal) {
+      if (signal.aborted) controller.abort();
+      else signal.addEventListener('abort', () => controller.abort(), { once: true });
+    }
+    const held = typeof since === 'function' ? since : () => undefined;
+    let version = typeof since === 'function' ? undefined : since;
+    let room = first ?? null;
+    let socket = null;
+    let up = false;
+    let failures = 0;
+    let wake = () => {};
+    const known = () => {
+      const h = held();
+      if (h != null && (version == null || h > version)) version = h;
+      return version;
+    };
+    const stopWith = (error) => {
+      onError?.(error);
+      controller.abort();
+    };
+    // Reads the room once; hands on a newer one.
+    const read = async () => {
+      const fresh = await this.getRoom(roomId, { token, since: known(), signal: controller.signal });
+      if (controller.signal.aborted || !fresh) return;
+      room = fresh;
+      if (version == null || fresh.version > version) {
+        version = fresh.version;
+        onRoom?.(fresh);
+      }
+    };
+    const readSafely = () =>
+      read().catch((error) => {
+        if (controller.signal.aborted) return;
+        if (error instanceof MadangError && [401, 403, 404].includes(error.status)) stopWith(error);
+        else onError?.(error);
+      });
+    let heartbeat = null;
+    const connect = () => {
+      if (controller.signal.aborted || !Socket || !liveUrl) return;
+      let ws;
+      try {
+        ws = new Socket(liveUrl);
+      } catch (error) {
+        onError?.(error);
+        return;
+      }
+      socket = ws;
+      ws.onopen = () => {
+        const hello = { type: 'hello', roomId, since: known() ?? 0 };
+        if (token) hello.token = token;
+        ws.send(JSON.stringify(hello));
+        up = true;
+        failures = 0;
+        status?.(true);
+        heartbeat = setInterval(() => ws.readyState === 1 && ws.send('{"type":"ping"}'), heartbeatMs);
+        wake();
+      };
+      ws.onmessage = (event) => {
+        let frame;
+        try {
+          frame = JSON.parse(typeof event.data === 'string' ? event.data : '');
+        } catch {
+          return;
+        }
+        if (frame.type === 'version' && (known() == null || frame.version > known())) readSafely();
+        if (frame.type === 'error' && ['UNAUTHORIZED', 'ROOM_NOT_FOUND'].includes(frame.code)) {
+          stopWith(new MadangError({ status: frame.code === 'UNAUTHORIZED' ? 401 : 404, code: frame.code }));
+        }
+      };
+      ws.onclose = () => {
+        clearInterval(heartbeat);
+        if (socket === ws) socket = null;
+        if (up) status?.(false);
+        up = false;
+        wake();
+      };
+      ws.onerror = () => {};
+    };
+    // Phones: a page made visible again or a network back reopens the socket at once.
+    const retryNow = () => {
+      if (!socket) {
+        failures = 0;
+        wake();
+      }
+    };
+    const doc = globalThis.document;
+    doc?.addEventListener?.('visibilitychange', retryNow);
+    globalThis.addEventListener?.('online', retryNow);
+    const nap = (ms) =>
+      new Promise((resolve) => {
+        const timer = setTimeout(done, Math.max(0, ms));
+        function done() {
+          clearTimeout(timer);
+          wake = () => {};
+          controller.signal.removeEventListener('abort', done);
+          resolve();
+        }
+        wake = done;
+        controller.signal.addEventListener('abort', done, { once: true });
+      });
+    const done = (async () => {
+      let nextTry = 0;
+      while (!controller.signal.aborted) {
+        if (!socket && Date.now() >= nextTry) {
+          connect();
+          nextTry = Date.now() + this.backoff(failures++) + 1000;
+        }
+        if (up) {
+          // Up: the socket announces changes; only a deadline needs a read of our own.
+          const deadline = room?.deadlineAt;
+          await nap(deadline != null ? deadline - Date.now() + 100 : 60 * 60 * 1000);
+          if (up && !controller.signal.aborted && deadline != null && Date.now() >= deadline) {
+            await readSafely();
+          }
+        } else {
+          // Down: poll on the room's own schedule, and try the socket again in between.
+          await readSafely();
+          const pollIn = room?.pollAfterMs ?? 1000;
+          await nap(socket ? pollIn : Math.min(pollIn, Math.max(0, nextTry - Date.now())));
+        }
+      }
+      clearInterval(heartbeat);
+      doc?.removeEventListener?.('visibilitychange', retryNow);
+      globalThis.removeEventListener?.('online', retryNow);
+      socket?.close();
+    })();
+    return { stop: () => controller.abort(), done };
+  }
+
   /** A handle on one room for one seat (or a spectator, without a token). */
   session({ roomId, token = null, playerId = null, room = null }) {
     const id = roomId ?? room?.roomId;
@@ -390,16 +544,30 @@ export class RoomSession {
     }
   }
 
-  /** Long-polls from the held version; `listener` gets every newer room. Returns `{stop, done}`. */
-  watch(listener, { onError, signal } = {}) {
+  /**
+   * Watches from the held version; `listener` gets every newer room. Through the live channel
+   * when the room has a `liveUrl` and a WebSocket is at hand ([`MadangClient.watchLive`],
+   * `status(up)` hears the socket), else by long-polling. Returns `{stop, done}`.
+   */
+  watch(listener, { onError, signal, status, WebSocket = globalThis.WebSocket } = {}) {
     if (listener) this.listeners.add(listener);
-    const handle = this.client.watch(this.roomId, {
+    const options = {
       token: this.token,
       since: () => this.room?.version,
       onRoom: (room) => this.accept(room),
       onError,
       signal,
-    });
+    };
+    const handle =
+      this.room?.liveUrl && WebSocket
+        ? this.client.watchLive(this.roomId, {
+            ...options,
+            liveUrl: this.room.liveUrl,
+            room: this.room,
+            status,
+            WebSocket,
+          })
+        : this.client.watch(this.roomId, options);
     return {
       stop: () => {
         if (listener) this.listeners.delete(listener);

@@ -311,9 +311,9 @@ async fn frame(app: &App<LiveStore>, connection: &str, event: &WsEvent) -> Resul
                 .await
                 .map_err(|_| LiveError::Unavailable)?;
             if let Some(room) = room {
-                match app.store.peek(&room, app.clock.now()).await {
-                    Err(StoreError::NotFound) => return Err(LiveError::RoomNotFound),
-                    Err(_) | Ok(_) => {}
+                // A failed read is no verdict: the next heartbeat looks again.
+                if let Err(StoreError::NotFound) = app.store.peek(&room, app.clock.now()).await {
+                    return Err(LiveError::RoomNotFound);
                 }
             }
             app.store.post(connection, &ServerFrame::Pong.text()).await;

@@ -194,10 +194,9 @@ async fn serve_socket<S: RoomStore>(app: &App<S>, socket: &mut WebSocket) -> End
             () = sleep_until(check), if watching => {
                 check = Instant::now() + ROOM_CHECK_EVERY;
                 if let Some(w) = watch.as_ref() {
-                    match app.store.peek(&w.room, app.clock.now()).await {
-                        Err(StoreError::NotFound) => return End::Refuse(LiveError::RoomNotFound),
-                        // A lost read is retried at the next check.
-                        Err(_) | Ok(_) => {}
+                    // A lost read is retried at the next check.
+                    if let Err(StoreError::NotFound) = app.store.peek(&w.room, app.clock.now()).await {
+                        return End::Refuse(LiveError::RoomNotFound);
                     }
                 }
             }

@@ -1,0 +1,96 @@
+// The live watch (`watchLive`, and `RoomSession.watch` when the room has a `liveUrl`) against the
+// real local server: changes arrive over the socket with one read each and no polling, and a
+// socket that cannot open falls back to the room's poll schedule.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { MadangClient } from '../src/madang.js';
+import { startServer } from './server.js';
+
+let server;
+before(async () => {
+  server = await startServer();
+});
+after(() => server?.stop());
+
+/** A client whose GETs of the room are counted. */
+function countingClient() {
+  const counted = { reads: 0 };
+  const client = new MadangClient({
+    baseUrl: server.base,
+    fetch: (url, init) => {
+      if ((init?.method ?? 'GET') === 'GET' && /\/rooms\/[^/]+(\?|$)/.test(String(url))) counted.reads += 1;
+      return fetch(url, init);
+    },
+  });
+  return { client, counted };
+}
+
+/** Resolves with the first room `session` hears whose version is at least `version`. */
+function heard(session, version) {
+  return new Promise((resolve) => {
+    const listener = (room) => {
+      if (room.version >= version) {
+        session.listeners.delete(listener);
+        resolve(room);
+      }
+    };
+    session.listeners.add(listener);
+  });
+}
+
+test('a spectator hears every move over the socket, one read per version and no polls', async () => {
+  if (!globalThis.WebSocket) throw new Error('run node with --experimental-websocket (Node 20) or Node 22+');
+  const players = new MadangClient({ baseUrl: server.base });
+  const host = await players.createRoom({ game: 'yut', name: '철수', options: { turnSeconds: null } });
+  const guest = await players.joinRoom(host.roomId, '영희');
+  const seats = [players.session(host), players.session({ ...guest, roomId: host.roomId })];
+  assert.match(host.room.liveUrl, /^ws:\/\/127\.0\.0\.1:\d+\/live$/);
+
+  const { client, counted } = countingClient();
+  const spectator = client.session({ roomId: host.roomId });
+  await spectator.refresh();
+  let up;
+  const opened = new Promise((resolve) => (up = resolve));
+  const watch = spectator.watch(undefined, { status: (isUp) => isUp && up() });
+  await opened;
+  const before = counted.reads;
+  let version = spectator.room.version;
+  await seats[0].act({ type: 'start' });
+  version += 1;
+  await heard(spectator, version);
+  for (let i = 0; i < 12; i++) {
+    const room = await players.getRoom(host.roomId);
+    const seat = seats.find((s) => s.playerId === room.state.currentPlayer);
+    const mine = await players.getRoom(host.roomId, { token: seat.token });
+    const action =
+      mine.state.phase === 'throw'
+        ? { type: 'THROW' }
+        : { type: 'MOVE', throwIndex: mine.state.legalMoves[0].throwIndex, from: mine.state.legalMoves[0].from };
+    const acted = await seat.act(action);
+    version = acted.version;
+    await heard(spectator, version);
+  }
+  // One read per announced version (13 changes), nothing else: no polls while the socket is up.
+  assert.ok(counted.reads - before <= 13, `${counted.reads - before} reads for 13 changes`);
+  assert.ok(counted.reads - before >= 1);
+  watch.stop();
+  await watch.done;
+});
+
+test('a socket that cannot open falls back to polling on the room schedule', async () => {
+  const players = new MadangClient({ baseUrl: server.base });
+  const host = await players.createRoom({ game: 'yut', name: '철수', options: { turnSeconds: null } });
+  const { client, counted } = countingClient();
+  const spectator = client.session({ roomId: host.roomId });
+  await spectator.refresh();
+  // A blocked socket: the live URL points at a port nobody listens on.
+  spectator.room = { ...spectator.room, liveUrl: 'ws://127.0.0.1:9/live' };
+  const watch = spectator.watch();
+  await players.joinRoom(host.roomId, '영희');
+  const room = await heard(spectator, 2);
+  assert.equal(room.version, 2);
+  assert.ok(counted.reads >= 2, 'polled');
+  watch.stop();
+  await watch.done;
+});
