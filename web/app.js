@@ -5,6 +5,8 @@ import { commitmentLine, h, learnClock, seats, showError, syncClock, toast } fro
 import { createForm, roomLobby, joinForm } from './lobby.js';
 import { yutScreen } from './yut.js';
 import { badukScreen } from './baduk.js';
+import { rulesButton, rulesView } from './rules.js';
+import { soundToggle } from './sound.js';
 
 const client = new MadangClient();
 const main = document.getElementById('main');
@@ -21,7 +23,9 @@ function leaveRoomScreen() {
 async function route() {
   leaveRoomScreen();
   const m = location.pathname.match(/^\/r\/([^/]+)$/);
+  const rules = location.pathname.match(/^\/rules\/([^/]+)$/);
   if (m) await openRoom(decodeURIComponent(m[1]));
+  else if (rules) await openRulesPage(rules[1]);
   else await openLobby();
 }
 
@@ -38,6 +42,25 @@ async function openLobby() {
       go(`/r/${encodeURIComponent(seated.roomId)}`);
     }),
   );
+}
+
+/** `/rules/{kind}` (`?room=ID`: under that room's options). */
+async function openRulesPage(kind) {
+  if (!GAME_KO[kind]) {
+    main.replaceChildren(h('section', { class: 'card' }, h('h2', { text: '그런 게임은 없어요' }),
+      h('a', { href: '/', class: 'button primary', text: '처음으로' })));
+    return;
+  }
+  const roomId = new URLSearchParams(location.search).get('room');
+  let options = null;
+  try {
+    if (roomId) options = (await client.getRoom(roomId))?.options ?? null;
+  } catch {
+    options = null;
+  }
+  const schema = await client.games(kind);
+  main.replaceChildren(rulesView(kind, schema, options),
+    h('p', {}, h('a', { href: roomId ? `/r/${encodeURIComponent(roomId)}` : '/', class: 'button primary', text: roomId ? '방으로 돌아가기' : '처음으로' })));
 }
 
 async function openRoom(roomId) {
@@ -125,6 +148,7 @@ function roomHeader(room) {
       }),
     ),
     h('p', { class: 'rules-line', text: room.ruleSummary }),
+    rulesButton(client, room.game, () => room.options),
     commitmentLine(room),
   );
 }
@@ -173,6 +197,8 @@ function renderRoom(state) {
   }
   if (focused) main.querySelector(`[data-focus="${CSS.escape(focused)}"]`)?.focus();
 }
+
+document.querySelector('.top')?.append(soundToggle());
 
 // The clock estimate only feeds the countdowns: the first screen does not wait for it.
 syncClock(client);

@@ -4,9 +4,11 @@
 // phase (dead stones translucent with ×, territory marks, the live count, agree and resume),
 // the SGF download, and spectators without buttons.
 import { ask, clock, h, rematchBox, revealBox, s, serverNow, toast } from './ui.js';
+import { animateBaduk } from './motion.js';
+import { countdown } from './sound.js';
 
 const COLS = 'ABCDEFGHJKLMNOPQRST';
-const STARS = {
+export const STARS = {
   9: [[2, 2], [6, 2], [2, 6], [6, 6], [4, 4]],
   13: [[3, 3], [9, 3], [3, 9], [9, 9], [6, 6]],
   19: [[3, 3], [9, 3], [15, 3], [3, 9], [9, 9], [15, 9], [3, 15], [9, 15], [15, 15]],
@@ -72,6 +74,9 @@ export function badukScreen(act, client, { rematch }) {
   let cursor = null;
   let tick = null;
   let bubble = null;
+  let prev = null; // the state before the last update, for sounds, motion and the toggled group
+  let toggled = []; // scoring: the stones whose mark the opponent just changed
+  let myToggle = false;
 
   const myColor = () => (room.you === st.players.black ? 'black' : room.you === st.players.white ? 'white' : null);
 
@@ -81,6 +86,7 @@ export function badukScreen(act, client, { rematch }) {
     bubble = null;
     if (st.phase === 'scoring') {
       const cell = st.board[y * st.size + x];
+      myToggle = true;
       act(cell ? { type: 'toggleDead', x, y } : { type: 'toggleSeki', x, y });
       return;
     }
@@ -110,7 +116,7 @@ export function badukScreen(act, client, { rematch }) {
       ? (marks?.preview?.ownership ?? room.result?.score?.ownership ?? null) : null;
     const last = [...st.moves].reverse().find((m) => m.kind === 'place');
     const lastMove = st.moves.at(-1);
-    const svg = s('svg', { viewBox: `-1 -1 ${n + 1} ${n + 1}`, class: `baduk-board size-${n}`, role: 'grid', 'aria-label': `${n}줄 바둑판` });
+    const svg = s('svg', { viewBox: `-1 -1 ${n + 1} ${n + 1}`, class: `baduk-board size-${n}`, role: 'group', 'aria-label': `${n}줄 바둑판` });
     svg.append(s('rect', { x: -1, y: -1, width: n + 1, height: n + 1, class: 'wood' }));
     for (let i = 0; i < n; i++) {
       svg.append(s('line', { x1: 0, y1: i, x2: n - 1, y2: i, class: 'grid' }));
@@ -139,13 +145,14 @@ export function badukScreen(act, client, { rematch }) {
     }
     if (preview) svg.append(s('circle', { cx: preview.x, cy: preview.y, r: 0.46, class: `stone ${myColor()} preview`, testid: 'preview-stone' }));
     for (const p of st.atariWarnings ?? []) svg.append(s('circle', { cx: p.x, cy: p.y, r: 0.5, class: 'atari' }));
+    for (const i of toggled) svg.append(s('circle', { cx: i % n, cy: Math.floor(i / n), r: 0.56, class: 'toggled', testid: 'toggled-stone' }));
     const playable = myColor() && room.status === 'playing';
     for (let y = 0; y < n; y++) {
       for (let x = 0; x < n; x++) {
         const here = cursor ? cursor.x === x && cursor.y === y : x === 0 && y === 0;
         svg.append(s('rect', {
           x: x - 0.5, y: y - 0.5, width: 1, height: 1, class: 'hit', testid: 'baduk-point', 'data-x': x, 'data-y': y,
-          role: 'gridcell', 'aria-label': `${COLS[x]}${n - y}`, tabindex: playable && here ? 0 : -1,
+          role: 'button', 'aria-label': `${COLS[x]}${n - y}`, tabindex: playable && here ? 0 : -1,
           'data-focus': `pt-${x}-${y}`,
           onclick: () => { cursor = { x, y }; tap(x, y); },
           onkeydown: (e) => key(e, x, y),
@@ -153,6 +160,58 @@ export function badukScreen(act, client, { rematch }) {
       }
     }
     return svg;
+  }
+
+  /** 19줄 (and 13줄) two-step placement: the preview's neighbourhood, large (baduk.md §9). */
+  function magnifier() {
+    if (!preview || st.size === 9) return null;
+    const n = st.size;
+    const r = 3;
+    const view = s('svg', { viewBox: `${preview.x - r - 0.5} ${preview.y - r - 0.5} ${2 * r + 1} ${2 * r + 1}`, class: 'magnifier baduk-board',
+      role: 'img', 'aria-label': `${COLS[preview.x]}${n - preview.y} 둘레 확대`, testid: 'magnifier' });
+    view.append(s('rect', { x: -1, y: -1, width: n + 1, height: n + 1, class: 'wood' }));
+    for (let i = 0; i < n; i++) {
+      view.append(s('line', { x1: 0, y1: i, x2: n - 1, y2: i, class: 'grid' }));
+      view.append(s('line', { x1: i, y1: 0, x2: i, y2: n - 1, class: 'grid' }));
+    }
+    for (const [x, y] of STARS[n] ?? []) view.append(s('circle', { cx: x, cy: y, r: 0.09, class: 'star' }));
+    for (let y = Math.max(0, preview.y - r); y <= Math.min(n - 1, preview.y + r); y++) {
+      for (let x = Math.max(0, preview.x - r); x <= Math.min(n - 1, preview.x + r); x++) {
+        const cell = st.board[y * n + x];
+        if (cell) view.append(s('circle', { cx: x, cy: y, r: 0.46, class: `stone ${cell === 1 ? 'black' : 'white'}` }));
+      }
+    }
+    view.append(s('circle', { cx: preview.x, cy: preview.y, r: 0.46, class: `stone ${myColor()} preview` }));
+    for (let i = -r; i <= r; i++) {
+      if (preview.x + i >= 0 && preview.x + i < n) view.append(s('text', { x: preview.x + i, y: preview.y - r - 0.1, class: 'coord', text: COLS[preview.x + i] }));
+    }
+    return view;
+  }
+
+  /**
+   * 초읽기 (baduk.md §9): within the last ten seconds of a period, a big number, a red border
+   * and the count said in Korean to the player on turn.
+   */
+  function byoyomiAlert(now) {
+    let badge = document.querySelector('.byoyomi-count');
+    const onTurn = room && st && room.status === 'playing' && st.phase === 'playing' && st.clock.kind === 'byoyomi' ? st.turn : null;
+    const r = onTurn ? remaining(st, onTurn, now) : null;
+    const secs = r && r.main <= 0 ? Math.ceil(r.periodLeft / 1000) : null;
+    if (secs == null || secs > 10 || secs < 1) {
+      badge?.remove();
+      document.body.classList.remove('byoyomi-alert', 'byoyomi-last');
+      return;
+    }
+    if (!badge) {
+      badge = h('div', { class: 'byoyomi-count', testid: 'byoyomi-count', role: 'timer', 'aria-live': 'off' }, h('b'), h('span'));
+      document.body.append(badge);
+    }
+    badge.dataset.seconds = secs;
+    badge.querySelector('b').textContent = String(secs);
+    badge.querySelector('span').textContent = `${COLOR_KO[onTurn]} 초읽기${r.periods <= 1 ? ' · 마지막' : ` · ${r.periods}번 남음`}`;
+    document.body.classList.add('byoyomi-alert');
+    document.body.classList.toggle('byoyomi-last', r.periods <= 1);
+    if (onTurn === myColor()) countdown(secs, `${room.roomId}:${st.moves.length}:${r.periods}`);
   }
 
   function key(e, x, y) {
@@ -188,7 +247,7 @@ export function badukScreen(act, client, { rematch }) {
       c.kind === 'none' ? h('span', { class: 'time', text: '시계 없음' })
         : h('span', { class: 'time' },
           h('b', { text: r.main > 0 || c.kind !== 'byoyomi' ? clock(r.main) : `초읽기 ${Math.ceil(r.periodLeft / 1000)}` }),
-          c.kind === 'byoyomi' ? h('span', { class: 'periods', 'aria-label': `초읽기 ${r.periods}회 남음` },
+          c.kind === 'byoyomi' ? h('span', { class: 'periods', role: 'img', 'aria-label': `초읽기 ${r.periods}회 남음` },
             Array.from({ length: periodsTotal }, (_, i) => h('i', { class: i < r.periods ? 'on' : 'off' }))) : null));
   }
 
@@ -264,7 +323,7 @@ export function badukScreen(act, client, { rematch }) {
         h('p', { class: `turn${myTurn ? ' mine' : ''}`, testid: 'turn', text: room.status === 'finished' ? '대국이 끝났어요'
           : scoring ? '계가: 사석을 확인하고 동의하세요' : myTurn ? '내 차례예요' : `${COLOR_KO[st.turn]} 차례` }),
         h('div', { class: 'notices' }, notices),
-        score, buttons,
+        score, magnifier(), buttons,
         h('p', { class: 'meta', text: `덤 ${st.komi} · ${st.moves.length}수` }), sgf));
   }
 
@@ -275,15 +334,31 @@ export function badukScreen(act, client, { rematch }) {
       room = next;
       st = next.state;
       if (moved) { preview = null; bubble = null; }
+      // Scoring: the stones whose dead/alive mark changed since the last view, unless by me.
+      if (moved) toggled = [];
+      if (moved && prev?.scoringMarks && st.scoringMarks && st.phase === 'scoring') {
+        const was = new Set(prev.scoringMarks.dead ?? []);
+        const now = new Set(st.scoringMarks.dead ?? []);
+        if (!myToggle) toggled = [...now].filter((i) => !was.has(i)).concat([...was].filter((i) => !now.has(i)));
+      }
+      if (moved) myToggle = false;
       draw();
+      if (moved) animateBaduk(el.querySelector('svg.baduk-board:not(.magnifier)'), prev, st);
+      prev = st;
+      byoyomiAlert(serverNow());
       clearInterval(tick);
       if (room.status === 'playing' && st.clock.kind !== 'none') {
         tick = setInterval(() => {
           const now = serverNow();
           for (const c of ['black', 'white']) el.querySelector(`[data-testid="clock-${c}"]`)?.replaceWith(playerBox(c, now));
-        }, 500);
+          byoyomiAlert(now);
+        }, 250);
       }
     },
-    destroy() { clearInterval(tick); },
+    destroy() {
+      clearInterval(tick);
+      room = null;
+      byoyomiAlert(0);
+    },
   };
 }

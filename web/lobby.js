@@ -2,18 +2,25 @@
 // the presets and the constraints as the server states them), the join form, and a room's
 // seats with the host's controls.
 import { h, seats, showError } from './ui.js';
+import { inviteCard } from './invite.js';
+import { rulesButton } from './rules.js';
 
 const GAMES = [
   ['yut', '윷놀이'],
   ['baduk', '바둑'],
 ];
 
-/** How a value is shown in a select. */
-function valueLabel(v) {
-  if (v === null) return '없음';
-  if (v === true) return '예';
-  if (v === false) return '아니오';
-  return String(v);
+/** The key of a value in an option's `valueLabels` (the schema's `value_key`). */
+function valueKey(v) {
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** The Korean label of a value; numbers of a range show as themselves. */
+export function valueLabel(opt, v) {
+  const label = opt.valueLabels?.[valueKey(v)];
+  if (label != null) return label;
+  if (typeof v === 'number') return String(v);
+  return '—';
 }
 
 function getPath(obj, key) {
@@ -34,45 +41,62 @@ function allowed(values, v) {
   return typeof v === 'number' && v >= r.min && v <= r.max;
 }
 
-function describe(values) {
-  if (values.oneOf) return values.oneOf.map(valueLabel).join(', ');
-  const r = values.range;
-  return `${r.min}~${r.max}${r.orNull ? ' 또는 비움' : ''}`;
+/** "말 수: 3개 · 한 번에 쓰는 시간: 20초": what a set of values sets, in the schema's words. */
+function describeSettings(schema, options, base) {
+  const parts = [];
+  for (const opt of schema.options) {
+    const v = getPath(options, opt.key);
+    if (v === undefined) continue;
+    if (base && JSON.stringify(getPath(base, opt.key)) === JSON.stringify(v)) continue;
+    parts.push(`${opt.label}: ${valueLabel(opt, v)}`);
+  }
+  return parts;
 }
 
 /**
  * The options form of a game's schema; `initial` holds the values to show (a room's options or
- * the defaults). Returns `{el, values()}`.
+ * the defaults). Only the schema's Korean words reach the page: labels, help lines, value labels
+ * and whole-sentence reasons — never an option key or a raw value. Presets come first; each
+ * group's advanced options are folded. Returns `{el, values()}`.
  */
 export function optionsForm(schema, initial) {
   const controls = new Map();
   const hints = new Map();
   const playersHint = h('p', { class: 'hint players-hint', testid: 'players-hint' });
-  const fields = schema.options.map((opt) => {
+  const presetSummary = h('p', { class: 'hint preset-summary', testid: 'preset-summary', 'aria-live': 'polite' });
+  const groups = new Map();
+  for (const opt of schema.options) {
     const id = `opt-${opt.key.replace('.', '-')}`;
     let control;
     if (opt.values.oneOf) {
       control = h('select', { id, testid: `option-${opt.key}`, name: opt.key },
-        opt.values.oneOf.map((v) => h('option', { value: String(v), text: valueLabel(v) })));
+        opt.values.oneOf.map((v) => h('option', { value: String(v), text: valueLabel(opt, v) })));
     } else {
       const r = opt.values.range;
       control = h('input', {
         id, type: 'number', inputmode: 'decimal', min: r.min, max: r.max, step: r.step,
-        testid: `option-${opt.key}`, name: opt.key, placeholder: r.orNull ? '기본값' : null,
+        testid: `option-${opt.key}`, name: opt.key,
+        placeholder: r.orNull ? valueLabel(opt, null) : null,
       });
     }
     controls.set(opt.key, { opt, control });
-    const hint = h('span', { class: 'hint' });
+    const hint = h('span', { class: 'hint', id: `${id}-hint` });
     hints.set(opt.key, hint);
+    control.setAttribute('aria-describedby', `${id}-hint`);
     control.addEventListener('change', () => {
       if (opt.key === 'ruleset') applyPreset(control.value);
+      else presetSummary.textContent = '';
       refresh();
     });
-    return h('label', { class: 'field', for: id },
-      h('span', { class: 'field-key', text: opt.key }),
+    const field = h('label', { class: 'field', for: id },
       h('span', { class: 'field-label', text: opt.label }),
-      control, hint);
-  });
+      control,
+      opt.help ? h('span', { class: 'hint help', text: opt.help }) : null,
+      hint);
+    const group = groups.get(opt.group) ?? { basic: [], advanced: [] };
+    (opt.advanced ? group.advanced : group.basic).push(field);
+    groups.set(opt.group, group);
+  }
 
   function read(key) {
     const { opt, control } = controls.get(key);
@@ -90,6 +114,8 @@ export function optionsForm(schema, initial) {
     for (const key of controls.keys()) setPath(out, key, read(key));
     return out;
   }
+  const defaults = {};
+  for (const opt of schema.options) setPath(defaults, opt.key, opt.default);
   function applyPreset(name) {
     const preset = schema.presets.find((p) => p.name === name);
     if (!preset) return;
@@ -97,11 +123,17 @@ export function optionsForm(schema, initial) {
       const v = getPath(preset.options, key);
       if (v !== undefined) write(key, v);
     }
+    for (const b of presetButtons) b.setAttribute('aria-pressed', String(b.dataset.preset === name));
+    const changes = describeSettings(schema, preset.options, defaults);
+    presetSummary.textContent = `${preset.label}: ${changes.length ? changes.join(' · ') : '모두 기본값이에요.'}`;
   }
-  /** Marks what the constraints allow under the current values, with the server's reasons. */
+  /** Marks what the constraints allow under the current values, in the server's sentences. */
   function refresh() {
     const now = values();
-    for (const hint of hints.values()) hint.textContent = '';
+    for (const hint of hints.values()) {
+      hint.textContent = '';
+      hint.classList.remove('bad');
+    }
     for (const { control } of controls.values()) {
       for (const o of control.querySelectorAll?.('option') ?? []) o.disabled = false;
     }
@@ -111,7 +143,7 @@ export function optionsForm(schema, initial) {
       if (!applies) continue;
       for (const [key, vals] of Object.entries(c.then)) {
         if (key === 'players') {
-          playersHint.textContent = `인원: ${describe(vals)}명 — ${c.reason}`;
+          playersHint.textContent = c.reason;
           continue;
         }
         const entry = controls.get(key);
@@ -123,8 +155,9 @@ export function optionsForm(schema, initial) {
           }
         }
         const ok = allowed(vals, read(key));
-        hints.get(key).textContent = `${ok ? '' : '⚠ '}${describe(vals)} — ${c.reason}`;
-        hints.get(key).classList.toggle('bad', !ok);
+        const hint = hints.get(key);
+        hint.textContent = `${ok ? '' : '⚠ '}${c.reason}`;
+        if (!ok) hint.classList.add('bad');
       }
     }
   }
@@ -132,20 +165,27 @@ export function optionsForm(schema, initial) {
     const v = getPath(initial, opt.key);
     write(opt.key, v === undefined ? opt.default : v);
   }
+  const presetButtons = schema.presets.map((p) =>
+    h('button', {
+      type: 'button', class: 'preset', testid: `preset-${p.name}`, 'data-preset': p.name, 'aria-pressed': 'false',
+      onclick: () => {
+        applyPreset(p.name);
+        refresh();
+      },
+    }, h('strong', { text: p.label }), h('span', { class: 'preset-help', text: p.help })));
   refresh();
-  const presets = schema.presets.length
-    ? h('div', { class: 'presets' }, h('span', { class: 'presets-label', text: '묶음 설정:' }),
-      schema.presets.map((p) =>
-        h('button', {
-          type: 'button', class: 'secondary small', testid: `preset-${p.name}`, text: p.label,
-          onclick: () => {
-            applyPreset(p.name);
-            refresh();
-          },
-        })))
+  const presets = presetButtons.length
+    ? h('div', { class: 'presets', role: 'group', 'aria-label': '빠르게 고르기' }, presetButtons)
     : null;
-  const el = h('fieldset', { class: 'options' }, h('legend', { text: '규칙' }), presets, playersHint,
-    h('div', { class: 'fields' }, fields));
+  const sections = [...groups].map(([title, { basic, advanced }]) =>
+    h('section', { class: 'group' },
+      h('h3', { class: 'group-title', text: title }),
+      basic.length ? h('div', { class: 'fields' }, basic) : null,
+      advanced.length ? h('details', { class: 'advanced', testid: 'advanced' },
+        h('summary', { text: `${title}: 더 자세히 (${advanced.length}가지)` }),
+        h('div', { class: 'fields' }, advanced)) : null));
+  const el = h('fieldset', { class: 'options' }, h('legend', { text: '규칙' }), presets, presetSummary, playersHint,
+    sections);
   return { el, values };
 }
 
@@ -170,7 +210,18 @@ export async function createForm(client, onCreated) {
       return;
     }
     form = optionsForm(schemas[kind], {});
-    slot.replaceChildren(form.el, h('p', { class: 'hint', text: kind === 'baduk' ? '처음이라면 9줄 판을 추천해요.' : '' }));
+    // 초보 모드 (baduk.md §9): a beginner is pointed at the 9줄 preset before anything else.
+    const beginner = schemas[kind].presets.find((p) => p.name === 'beginner');
+    slot.replaceChildren(...[
+      beginner ? h('p', { class: 'beginner', testid: 'beginner-tip' },
+        '처음 두시나요? 9줄 판이 좋아요. ',
+        h('button', {
+          type: 'button', class: 'secondary small', testid: 'beginner-mode', text: `${beginner.label}로 시작`,
+          onclick: () => form.el.querySelector('[data-preset="beginner"]')?.click(),
+        })) : null,
+      form.el,
+      h('p', { class: 'rules-link' }, rulesButton(client, kind, () => form.values())),
+    ].filter(Boolean));
   }
   gameSelect.addEventListener('change', show);
   await show();
@@ -281,5 +332,6 @@ export function roomLobby(client, room, act, onLeft) {
             if (await act({ type: 'leave' })) onLeft();
           } }) : null,
         room.you && !isHost ? h('p', { class: 'hint', text: '방장이 시작하기를 기다리는 중…' }) : null)),
+    inviteCard(`${location.origin}/r/${encodeURIComponent(room.roomId)}`),
     settings);
 }

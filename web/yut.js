@@ -3,6 +3,8 @@
 // destinations with result names, badges and path, the choice between moves to one spot,
 // timers, auto play / bot / away states, team recommendations and the result.
 import { ask, clock, h, rematchBox, revealBox, s, serverNow } from './ui.js';
+import { animateYut } from './motion.js';
+import { sfx } from './sound.js';
 
 const RESULT = {
   do: ['도', 1], gae: ['개', 2], geol: ['걸', 3], yut: ['윷', 4], mo: ['모', 5], backdo: ['빽도', -1],
@@ -12,7 +14,7 @@ const COLORS = {
 };
 
 /** Where each spot is drawn (viewBox 0–100): 0 bottom right, 5 top right, 10 top left, 15 bottom left. */
-const XY = (() => {
+export const XY = (() => {
   const p = {};
   const at = [95, 77, 59, 41, 23, 5];
   for (let i = 0; i <= 5; i++) p[i] = [95, at[i]];
@@ -23,10 +25,10 @@ const XY = (() => {
   p[25] = [20, 20]; p[26] = [35, 35]; p[27] = [65, 65]; p[28] = [80, 80];
   return p;
 })();
-const BIG = new Set([0, 5, 10, 15, 22]);
-const NAMES = ['참먹이', '도', '개', '걸', '윷', '모', '뒷도', '뒷개', '뒷걸', '뒷윷', '뒷모', '찌도', '찌개', '찌걸', '찌윷',
+export const BIG = new Set([0, 5, 10, 15, 22]);
+export const NAMES = ['참먹이', '도', '개', '걸', '윷', '모', '뒷도', '뒷개', '뒷걸', '뒷윷', '뒷모', '찌도', '찌개', '찌걸', '찌윷',
   '찌모', '날도', '날개', '날걸', '날윷', '앞모도', '앞모개', '방', '속윷', '속모', '뒷모도', '뒷모개', '사려', '안찌'];
-const EDGES = [
+export const EDGES = [
   ...Array.from({ length: 20 }, (_, i) => [i, (i + 1) % 20]),
   [5, 20], [20, 21], [21, 22], [22, 23], [23, 24], [24, 15], [10, 25], [25, 26], [26, 22], [22, 27], [27, 28], [28, 0],
 ];
@@ -83,8 +85,8 @@ function shapePath(shape, x, y, r) {
   }
 }
 
-function token(side, x, y, r, count) {
-  return s('g', { class: 'piece' },
+function token(side, x, y, r, count, node) {
+  return s('g', { class: 'piece', 'data-node': node },
     s('path', { d: shapePath(side.shape, x, y, r), fill: COLORS[side.color] ?? '#555', stroke: '#fff', 'stroke-width': 0.8 }),
     count > 1 ? s('text', { x: x + r * 0.9, y: y - r * 0.6, class: 'stack', text: `×${count}` }) : null);
 }
@@ -208,7 +210,7 @@ export function yutScreen(act, { rematch }) {
     }
     for (const [node, o] of occupant) {
       const [x, y] = XY[node];
-      board.append(token(o.side, x, y, BIG.has(node) ? 4.6 : 3.8, o.count));
+      board.append(token(o.side, x, y, BIG.has(node) ? 4.6 : 3.8, o.count, node));
     }
     for (const [k, ms] of byDest) {
       if (k === 'goal' || k === 'home') continue;
@@ -264,6 +266,7 @@ export function yutScreen(act, { rematch }) {
     const throwKey = `${JSON.stringify(st.lastThrow)}|${st.pending.length}|${st.turnIndex}`;
     const animate = st.lastThrow != null && lastAnimated != null && lastAnimated !== throwKey;
     if (lastAnimated !== throwKey) lastAnimated = throwKey;
+    if (animate) sfx.toss();
     const me = room.you;
     const control = me ? st.control?.[me] : null;
     const controls = over || !me ? null : h('div', { class: 'yut-controls' },
@@ -377,8 +380,12 @@ export function yutScreen(act, { rematch }) {
         choosing = null;
         chosenThrow = null;
       }
+      const before = room?.state;
       room = next;
       draw();
+      // Counted on the screen, so a test can see that a move hopped without timing it.
+      const hops = animateYut(el.querySelector('svg.yut-board'), before, next.state, XY);
+      if (hops) el.dataset.hops = String(Number(el.dataset.hops ?? 0) + hops);
     },
     destroy() {
       clearInterval(tick);

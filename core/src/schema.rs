@@ -12,12 +12,20 @@
 //! ```json
 //! {
 //!   "game": "yut",
-//!   "options": [{"key": "pieces", "label": "말 수", "values": {"oneOf": [2, 3, 4, 5]}, "default": 4}, …],
+//!   "presets": [{"name": "rulesPage", "label": "규칙 안내 페이지", "help": "…", "options": {…}}, …],
+//!   "options": [{"key": "pieces", "label": "말 수", "help": null, "group": "기본",
+//!                "advanced": false, "values": {"oneOf": [2, 3, 4, 5]},
+//!                "valueLabels": {"2": "2개", "3": "3개", "4": "4개", "5": "5개"}, "default": 4}, …],
 //!   "constraints": [{"when": {"ruleset": ["rulesPage"]}, "then": {"pieces": {"oneOf": [4]}, …},
 //!                    "reportedAs": null, "reason": "…"}, …],
-//!   "presets": [{"name": "rulesPage", "label": "…", "options": {…}}]
+//!   "throwOdds": [{"stickModel": "realistic", "backdo": true, "odds": {"do": 0.1152, …}}, …]
 //! }
 //! ```
+//!
+//! Everything a person reads is Korean: an option's `label` (short) and `help` (one line), every
+//! enumerated value's label in `valueLabels` (keyed by [`value_key`]), a preset's `label` and
+//! `help`, and each constraint's `reason`, a whole sentence. A client that shows only these never
+//! shows an option key or a raw value.
 
 use std::collections::BTreeMap;
 
@@ -33,12 +41,37 @@ pub const PLAYERS: &str = "players";
 pub struct GameSchema {
     /// The game's API name.
     pub game: &'static str,
+    /// Named sets of options a client can offer as one choice, the first choice a form shows.
+    pub presets: Vec<Preset>,
     /// Every option, in the order a form would show them.
     pub options: Vec<OptionSpec>,
     /// Rules between options (and the head count) beyond each option's own values.
     pub constraints: Vec<Constraint>,
-    /// Named sets of options a client can offer as one choice.
-    pub presets: Vec<Preset>,
+    /// 윷놀이 only: the chance of each result under each stick model, with and without 빽도, as
+    /// the throw draws it (for the rules view; clients need not work it out again).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throw_odds: Option<Vec<ThrowOdds>>,
+}
+
+/// The chance of each throw result under one stick model.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThrowOdds {
+    /// The `stickModel` value.
+    pub stick_model: Value,
+    /// The `backdo` value.
+    pub backdo: bool,
+    /// Result (`do` … `backdo`) → probability; 빽도 is absent when `backdo` is off.
+    pub odds: BTreeMap<&'static str, f64>,
+}
+
+/// The key of `value` in [`OptionSpec::value_labels`]: a string as itself, anything else as its
+/// JSON text (`4`, `true`, `null`).
+pub fn value_key(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// One option.
@@ -47,12 +80,81 @@ pub struct GameSchema {
 pub struct OptionSpec {
     /// The key as clients send it; nested keys are dotted (`timeControl.mainSec`).
     pub key: &'static str,
-    /// What the option is, in Korean.
+    /// What the option is: a short Korean label.
     pub label: &'static str,
+    /// One Korean line more, where the label alone does not say enough.
+    pub help: Option<&'static str>,
+    /// The Korean title of the group the option belongs to (기본, 시간, 세부 규칙, …).
+    pub group: &'static str,
+    /// Whether a form folds it away by default (house rules and fine tuning).
+    pub advanced: bool,
     /// The values it may take.
     pub values: Values,
-    /// The value a missing key takes (`null`: computed from other options, see the label).
+    /// A Korean label for every enumerated value (and for `null` where a range allows it),
+    /// keyed by [`value_key`].
+    pub value_labels: BTreeMap<String, &'static str>,
+    /// The value a missing key takes (`null`: computed from other options, see `help`).
     pub default: Value,
+}
+
+impl OptionSpec {
+    /// An option in `group` with its values labelled in the order of `values` (a `OneOf`
+    /// list, or `null` for a range that allows it); `advanced` and `help` are set after.
+    pub fn new(
+        key: &'static str,
+        label: &'static str,
+        group: &'static str,
+        values: Values,
+        labels: &[&'static str],
+        default: Value,
+    ) -> OptionSpec {
+        let enumerated: Vec<Value> = match &values {
+            Values::OneOf(list) => list.clone(),
+            Values::Range { or_null: true, .. } => vec![Value::Null],
+            Values::Range { .. } => Vec::new(),
+        };
+        let value_labels = enumerated
+            .iter()
+            .zip(labels.iter().copied())
+            .map(|(v, l)| (value_key(v), l))
+            .collect();
+        OptionSpec {
+            key,
+            label,
+            help: None,
+            group,
+            advanced: false,
+            values,
+            value_labels,
+            default,
+        }
+    }
+
+    /// With a line of help.
+    pub fn help(mut self, help: &'static str) -> OptionSpec {
+        self.help = Some(help);
+        self
+    }
+
+    /// Folded away by default.
+    pub fn advanced(mut self) -> OptionSpec {
+        self.advanced = true;
+        self
+    }
+
+    /// The values a form offers one by one (a `OneOf` list, or `null` of a range).
+    pub fn enumerated(&self) -> Vec<Value> {
+        match &self.values {
+            Values::OneOf(list) => list.clone(),
+            Values::Range { or_null: true, .. } => vec![Value::Null],
+            Values::Range { .. } => Vec::new(),
+        }
+    }
+
+    /// The Korean label of `value`, if it has one.
+    pub fn value_label(&self, value: &Value) -> Option<&'static str> {
+        self.value_labels.get(&value_key(value)).copied()
+    }
 }
 
 /// A set of allowed values.
@@ -115,7 +217,7 @@ pub struct Constraint {
     /// The field an offending combination is refused under (`INVALID_OPTIONS` `field`); `null`:
     /// the offending key of `then` itself.
     pub reported_as: Option<&'static str>,
-    /// Why, in Korean.
+    /// Why, as a whole Korean sentence a form can show as it is ("팀전은 4·6·8명이 해요.").
     pub reason: &'static str,
 }
 
@@ -123,10 +225,13 @@ pub struct Constraint {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Preset {
-    /// The preset's name (for 윷놀이, the `ruleset` value that selects it).
+    /// The preset's name (for 윷놀이's `yutMd` and `rulesPage`, the `ruleset` value that selects
+    /// it).
     pub name: &'static str,
-    /// What it is, in Korean.
+    /// Its Korean name (기본 규칙, 빠른 판, …).
     pub label: &'static str,
+    /// One Korean line on what it is for.
+    pub help: &'static str,
     /// Every option's value under the preset.
     pub options: Value,
 }
@@ -226,12 +331,14 @@ mod tests {
     fn constraints_apply_when_their_condition_holds_and_name_the_field() {
         let schema = GameSchema {
             game: "test",
-            options: vec![OptionSpec {
-                key: "mode",
-                label: "모드",
-                values: Values::one_of(["a", "b"]),
-                default: json!("a"),
-            }],
+            options: vec![OptionSpec::new(
+                "mode",
+                "모드",
+                "기본",
+                Values::one_of(["a", "b"]),
+                &["가", "나"],
+                json!("a"),
+            )],
             constraints: vec![Constraint {
                 when: [("mode", vec![json!("b")])].into(),
                 then: [(PLAYERS, Values::one_of([4]))].into(),
@@ -239,7 +346,9 @@ mod tests {
                 reason: "b는 4명",
             }],
             presets: Vec::new(),
+            throw_odds: None,
         };
+        assert_eq!(schema.options[0].value_label(&json!("b")), Some("나"));
         let b = json!("b");
         let with_b = |key: &str| (key == "mode").then_some(&b);
         assert_eq!(schema.check(with_b, Some(3)), Err("mode"));
@@ -248,5 +357,124 @@ mod tests {
         assert_eq!(schema.check(|_| None, Some(3)), Ok(()));
         let c = json!("c");
         assert_eq!(schema.check(|_| Some(&c), None), Err("mode"));
+    }
+
+    fn hangul(text: &str) -> bool {
+        text.chars().any(|c| ('가'..='힣').contains(&c))
+    }
+
+    #[test]
+    fn every_enumerated_value_of_both_games_has_a_korean_label_and_nothing_reads_as_a_key() {
+        for schema in [
+            crate::yut::YutOptions::schema(),
+            crate::baduk::BadukOptions::schema(),
+        ] {
+            let keys: Vec<&str> = schema.options.iter().map(|o| o.key).collect();
+            let mut raw: Vec<String> = Vec::new();
+            for option in &schema.options {
+                assert!(
+                    hangul(option.label),
+                    "{}: label {:?}",
+                    option.key,
+                    option.label
+                );
+                assert!(hangul(option.group), "{}: group", option.key);
+                if let Some(help) = option.help {
+                    assert!(hangul(help), "{}: help {help:?}", option.key);
+                }
+                let enumerated = option.enumerated();
+                assert_eq!(
+                    option.value_labels.len(),
+                    enumerated.len(),
+                    "{}: a label for each value and no other",
+                    option.key
+                );
+                let mut seen = std::collections::BTreeSet::new();
+                for value in &enumerated {
+                    let label = option.value_label(value);
+                    assert!(
+                        label.is_some_and(hangul),
+                        "{} = {value}: no Korean label",
+                        option.key
+                    );
+                    assert!(
+                        seen.insert(label),
+                        "{}: two values read the same",
+                        option.key
+                    );
+                    if let Value::String(s) = value {
+                        raw.push(s.clone());
+                    }
+                }
+            }
+            raw.extend(["true", "false", "null"].map(String::from));
+            // What a person reads names no option key and no raw value.
+            let mut texts: Vec<&str> = Vec::new();
+            for option in &schema.options {
+                texts.push(option.label);
+                texts.extend(option.help);
+                texts.extend(option.value_labels.values());
+            }
+            for preset in &schema.presets {
+                assert!(
+                    hangul(preset.label) && hangul(preset.help),
+                    "{}",
+                    preset.name
+                );
+                texts.extend([preset.label, preset.help]);
+            }
+            for constraint in &schema.constraints {
+                assert!(hangul(constraint.reason));
+                texts.push(constraint.reason);
+            }
+            for text in texts {
+                for word in keys.iter().copied().chain(raw.iter().map(String::as_str)) {
+                    let word = word.rsplit('.').next().unwrap_or(word);
+                    assert!(
+                        !text.to_lowercase().contains(&word.to_lowercase()),
+                        "{:?} shows {word:?}",
+                        text
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_presets_come_first_and_each_is_a_valid_room() {
+        let yut = crate::yut::YutOptions::schema();
+        let names: Vec<&str> = yut.presets.iter().map(|p| p.name).collect();
+        assert_eq!(names, ["yutMd", "rulesPage", "quick"]);
+        let labels: Vec<&str> = yut.presets.iter().map(|p| p.label).collect();
+        assert_eq!(labels, ["기본 규칙", "규칙 안내 페이지", "빠른 판"]);
+        for preset in &yut.presets {
+            let options: crate::yut::YutOptions =
+                serde_json::from_value(preset.options.clone()).unwrap();
+            assert!(options.validate(Some(2)).is_ok(), "{}", preset.name);
+        }
+        let baduk = crate::baduk::BadukOptions::schema();
+        for preset in &baduk.presets {
+            let options: crate::baduk::BadukOptions =
+                serde_json::from_value(preset.options.clone()).unwrap();
+            assert!(options.validate().is_ok(), "{}", preset.name);
+        }
+        assert_eq!(
+            baduk.presets[1].options["boardSize"],
+            json!(9),
+            "초보 모드 is 9줄"
+        );
+        let serialized = serde_json::to_value(&yut).unwrap();
+        let first = serialized
+            .as_object()
+            .unwrap()
+            .keys()
+            .position(|k| k == "presets");
+        assert!(first.is_some());
+        let odds = yut.throw_odds.unwrap();
+        assert_eq!(odds.len(), 4);
+        assert!(
+            odds.iter()
+                .all(|o| o.odds.contains_key("backdo") == o.backdo)
+        );
     }
 }

@@ -1024,6 +1024,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/rules/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/manifest.webmanifest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/{file}": {
         parameters: {
             query?: never;
@@ -2800,11 +2832,31 @@ export interface components {
         GameSchema: {
             /** @enum {unknown} */
             game: "yut" | "baduk";
+            /** @description Named sets of options, the first choice a form offers */
+            presets: {
+                name: string;
+                /** @description Korean name (기본 규칙, 빠른 판, …) */
+                label: string;
+                /** @description One Korean line on what it is for */
+                help: string;
+                options: Record<string, unknown>;
+            }[];
             options: {
                 /** @description As clients send it; nested keys dotted (timeControl.mainSec) */
                 key: string;
+                /** @description Short Korean label */
                 label: string;
+                /** @description One more Korean line, where needed */
+                help: string | null;
+                /** @description Korean title of the option's group */
+                group: string;
+                /** @description Folded away by default */
+                advanced: boolean;
                 values: components["schemas"]["Values"];
+                /** @description Korean label of every enumerated value (and of null where a range allows it), keyed by the value itself for a string and by its JSON text otherwise (4, true, null) */
+                valueLabels: {
+                    [key: string]: string;
+                };
                 /** @description The value a missing key takes (null: computed from other options) */
                 default: unknown;
             }[];
@@ -2819,12 +2871,17 @@ export interface components {
                 };
                 /** @description The INVALID_OPTIONS field an offence is reported under (null: the key itself) */
                 reportedAs: string | null;
+                /** @description A whole Korean sentence */
                 reason: string;
             }[];
-            presets: {
-                name: string;
-                label: string;
-                options: Record<string, unknown>;
+            /** @description 윷놀이 only: the chance of each result per stick model, with and without 빽도 */
+            throwOdds?: {
+                stickModel: components["schemas"]["StickModel"];
+                backdo: boolean;
+                /** @description Result (do … backdo) → probability */
+                odds: {
+                    [key: string]: number;
+                };
             }[];
         };
         Values: {

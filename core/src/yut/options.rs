@@ -451,7 +451,7 @@ impl YutOptions {
         counts[counts.len() - 1]
     }
 
-    /// Checks every value, the rules page's fixed values under `ruleset: rulesPage`, and with
+    /// Checks every value (in the schema's order of options), the rules page's fixed values under `ruleset: rulesPage`, and with
     /// `players = Some(n)` that `n` people can play this mode.
     ///
     /// # Errors
@@ -462,12 +462,6 @@ impl YutOptions {
             return Err(OptionsError::new(
                 "pieces",
                 "말 수는 2·3·4·5개 중에서 골라 주세요.",
-            ));
-        }
-        if !Self::NAK_PERCENTS.contains(&self.nak_percent) {
-            return Err(OptionsError::new(
-                "nakPercent",
-                "낙 확률은 0·3·5·10% 중에서 골라 주세요.",
             ));
         }
         if let Some(seconds) = self.turn_seconds
@@ -492,6 +486,12 @@ impl YutOptions {
             return Err(OptionsError::new(
                 "idleTurnsToAuto",
                 "자동 진행 전환은 3번이나 없음 중에서 골라 주세요.",
+            ));
+        }
+        if !Self::NAK_PERCENTS.contains(&self.nak_percent) {
+            return Err(OptionsError::new(
+                "nakPercent",
+                "낙 확률은 0·3·5·10% 중에서 골라 주세요.",
             ));
         }
         if self.ruleset == Ruleset::RulesPage {

@@ -80,6 +80,24 @@ impl Throw {
         }
     }
 
+    /// The chance of this result when each stick lands flat side up with probability `flat`
+    /// (sticks independent, as [`Toss::draw`] throws them): `C(4,k)·p^k·(1−p)^(4−k)` for `k`
+    /// sticks up, the marked stick alone up being 빽도 when `backdo` is on (§5.1).
+    pub fn probability(self, flat: f64, backdo: bool) -> f64 {
+        let (p, q) = (flat, 1.0 - flat);
+        let one_up = p * q * q * q;
+        match self {
+            Throw::Do if backdo => 3.0 * one_up,
+            Throw::Do => 4.0 * one_up,
+            Throw::Backdo if backdo => one_up,
+            Throw::Backdo => 0.0,
+            Throw::Gae => 6.0 * p * p * q * q,
+            Throw::Geol => 4.0 * p * p * p * q,
+            Throw::Yut => p * p * p * p,
+            Throw::Mo => q * q * q * q,
+        }
+    }
+
     /// The API name (`"do"`, …, `"backdo"`).
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -153,6 +171,27 @@ impl Toss {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn probabilities_are_those_of_the_spec_table_and_add_up_to_one() {
+        let table = [
+            (0.6, [0.1152, 0.3456, 0.3456, 0.1296, 0.0256, 0.0384]),
+            (0.5, [0.1875, 0.375, 0.25, 0.0625, 0.0625, 0.0625]),
+        ];
+        for (p, odds) in table {
+            for (throw, want) in Throw::ALL.into_iter().zip(odds) {
+                assert!(
+                    (throw.probability(p, true) - want).abs() < 1e-9,
+                    "{throw} {p}"
+                );
+            }
+            for backdo in [true, false] {
+                let sum: f64 = Throw::ALL.iter().map(|t| t.probability(p, backdo)).sum();
+                assert!((sum - 1.0).abs() < 1e-12);
+            }
+            assert_eq!(Throw::Backdo.probability(p, false), 0.0);
+        }
+    }
 
     #[test]
     fn sticks_read_as_the_table_says() {

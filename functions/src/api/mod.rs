@@ -54,6 +54,8 @@ routes! {
     get "/live" => live::socket,
     get "/" => web::index,
     get "/r/{id}" => web::room,
+    get "/rules/{kind}" => web::rules,
+    get "/manifest.webmanifest" => web::manifest,
     get "/app/{file}" => web::asset,
     get "/client/madang.js" => web::client,
 }

@@ -574,22 +574,36 @@ fn game_schema_schemas() -> Value {
         "GameSchema": {
             "type": "object",
             "additionalProperties": false,
-            "required": ["game", "options", "constraints", "presets"],
+            "required": ["game", "presets", "options", "constraints"],
             "properties": {
                 "game": {"enum": ["yut", "baduk"]},
-                "options": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["key", "label", "values", "default"], "properties": {
+                "presets": {"type": "array", "description": "Named sets of options, the first choice a form offers", "items": {"type": "object", "additionalProperties": false, "required": ["name", "label", "help", "options"], "properties": {
+                    "name": {"type": "string"},
+                    "label": {"type": "string", "description": "Korean name (기본 규칙, 빠른 판, …)"},
+                    "help": {"type": "string", "description": "One Korean line on what it is for"},
+                    "options": {"type": "object"}
+                }}},
+                "options": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["key", "label", "help", "group", "advanced", "values", "valueLabels", "default"], "properties": {
                     "key": {"type": "string", "description": "As clients send it; nested keys dotted (timeControl.mainSec)"},
-                    "label": {"type": "string"},
+                    "label": {"type": "string", "description": "Short Korean label"},
+                    "help": {"type": ["string", "null"], "description": "One more Korean line, where needed"},
+                    "group": {"type": "string", "description": "Korean title of the option's group"},
+                    "advanced": {"type": "boolean", "description": "Folded away by default"},
                     "values": {"$ref": "#/components/schemas/Values"},
+                    "valueLabels": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Korean label of every enumerated value (and of null where a range allows it), keyed by the value itself for a string and by its JSON text otherwise (4, true, null)"},
                     "default": {"description": "The value a missing key takes (null: computed from other options)"}
                 }}},
                 "constraints": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["when", "then", "reportedAs", "reason"], "properties": {
                     "when": {"type": "object", "additionalProperties": {"type": "array"}, "description": "Applies when every key holds one of its listed values (empty: always)"},
                     "then": {"type": "object", "additionalProperties": {"$ref": "#/components/schemas/Values"}, "description": "Each key (or `players`, the head count) must then hold one of these"},
                     "reportedAs": {"type": ["string", "null"], "description": "The INVALID_OPTIONS field an offence is reported under (null: the key itself)"},
-                    "reason": {"type": "string"}
+                    "reason": {"type": "string", "description": "A whole Korean sentence"}
                 }}},
-                "presets": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["name", "label", "options"], "properties": {"name": {"type": "string"}, "label": {"type": "string"}, "options": {"type": "object"}}}}
+                "throwOdds": {"type": "array", "description": "윷놀이 only: the chance of each result per stick model, with and without 빽도", "items": {"type": "object", "additionalProperties": false, "required": ["stickModel", "backdo", "odds"], "properties": {
+                    "stickModel": {"$ref": "#/components/schemas/StickModel"},
+                    "backdo": {"type": "boolean"},
+                    "odds": {"type": "object", "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1}, "description": "Result (do … backdo) → probability"}
+                }}}
             }
         },
         "Values": {

@@ -1,5 +1,6 @@
-//! The reference web client (issue 12): `GET /` and `GET /r/{id}` serve the app's page, `GET
-//! /app/{file}` its stylesheet and modules, `GET /client/madang.js` the client library of
+//! The reference web client (issue 12): `GET /`, `GET /r/{id}` and `GET /rules/{kind}` (규칙 보기,
+//! issue 21) serve the app's page, `GET /app/{file}` its stylesheet, modules and install icons,
+//! `GET /manifest.webmanifest` the web app manifest, `GET /client/madang.js` the client library of
 //! `clients/js/`. Every file is embedded in the binary, so any deployment (local server or
 //! Lambda) serves the same app with nothing beside it. These routes are not part of the JSON API
 //! and are left out of the OpenAPI document ([`PATHS`]).
@@ -20,7 +21,14 @@ use crate::app::App;
 use crate::error::ApiError;
 
 /// The paths of the web client's routes, which the OpenAPI document leaves out.
-pub const PATHS: &[&str] = &["/", "/r/{id}", "/app/{file}", "/client/madang.js"];
+pub const PATHS: &[&str] = &[
+    "/",
+    "/r/{id}",
+    "/rules/{kind}",
+    "/manifest.webmanifest",
+    "/app/{file}",
+    "/client/madang.js",
+];
 
 const INDEX_HTML: &str = include_str!("../../../web/index.html");
 const CLIENT_JS: &str = include_str!("../../../clients/js/src/madang.js");
@@ -37,9 +45,36 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("yut.js", JS, include_str!("../../../web/yut.js")),
     ("baduk.js", JS, include_str!("../../../web/baduk.js")),
     ("ui.js", JS, include_str!("../../../web/ui.js")),
+    ("invite.js", JS, include_str!("../../../web/invite.js")),
+    ("rules.js", JS, include_str!("../../../web/rules.js")),
+    ("sound.js", JS, include_str!("../../../web/sound.js")),
+    ("motion.js", JS, include_str!("../../../web/motion.js")),
+    (
+        "qrcode.mjs",
+        JS,
+        include_str!("../../../web/vendor/qrcode.mjs"),
+    ),
 ];
 
+/// The app's images under `/app/` (the install icons, made by `web/icons/make-icons.py`).
+const IMAGES: &[(&str, &str, &[u8])] = &[
+    (
+        "icon-192.png",
+        PNG,
+        include_bytes!("../../../web/icons/icon-192.png"),
+    ),
+    (
+        "icon-512.png",
+        PNG,
+        include_bytes!("../../../web/icons/icon-512.png"),
+    ),
+];
+
+const MANIFEST: &str = include_str!("../../../web/manifest.webmanifest");
+const PNG: &str = "image/png";
+
 const JS: &str = "text/javascript; charset=utf-8";
+const MANIFEST_TYPE: &str = "application/manifest+json";
 const HTML: &str = "text/html; charset=utf-8";
 
 /// Only the API on the same origin; nothing from anywhere else.
@@ -49,7 +84,7 @@ const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self' 'u
 /// One embedded file in both of the forms it is served in.
 struct File {
     media_type: &'static str,
-    plain: &'static str,
+    plain: &'static [u8],
     /// The gzip form, made once: the files are fixed for the life of the binary.
     gzip: Vec<u8>,
     /// Strong validators, one per form: two content codings of a file are two representations
@@ -59,13 +94,19 @@ struct File {
 }
 
 impl File {
-    fn new(media_type: &'static str, plain: &'static str) -> File {
-        let digest = Sha256::digest(plain.as_bytes());
+    fn new(media_type: &'static str, plain: &'static [u8]) -> File {
+        let digest = Sha256::digest(plain);
         let tag: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
+        // A PNG is compressed already: gzip would only cost time.
+        let gzip = if media_type == PNG {
+            Vec::new()
+        } else {
+            gzip(plain)
+        };
         File {
             media_type,
             plain,
-            gzip: gzip(plain.as_bytes()),
+            gzip,
             etag: etag(&format!("\"{tag}\"")),
             gzip_etag: etag(&format!("\"{tag}-gz\"")),
         }
@@ -91,11 +132,20 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
 /// The page, the client library and the app's files, by request path, compressed on first use.
 static FILES: LazyLock<Vec<(&'static str, File)>> = LazyLock::new(|| {
     let mut files = vec![
-        ("/", File::new(HTML, INDEX_HTML)),
-        ("/client/madang.js", File::new(JS, CLIENT_JS)),
+        ("/", File::new(HTML, INDEX_HTML.as_bytes())),
+        ("/client/madang.js", File::new(JS, CLIENT_JS.as_bytes())),
+        (
+            "/manifest.webmanifest",
+            File::new(MANIFEST_TYPE, MANIFEST.as_bytes()),
+        ),
     ];
     files.extend(
         ASSETS
+            .iter()
+            .map(|(name, media_type, body)| (*name, File::new(media_type, body.as_bytes()))),
+    );
+    files.extend(
+        IMAGES
             .iter()
             .map(|(name, media_type, body)| (*name, File::new(media_type, body))),
     );
@@ -206,6 +256,26 @@ pub async fn room<S: RoomStore>(
     page(&request)
 }
 
+/// `GET /rules/{kind}`: the rules of a game (규칙 보기), drawn by the app; `kind` is checked
+/// there, as the room id of `/r/{id}` is.
+pub async fn rules<S: RoomStore>(
+    State(_app): State<App<S>>,
+    Path(_kind): Path<String>,
+    request: HeaderMap,
+) -> Result<Response, ApiError> {
+    page(&request)
+}
+
+/// `GET /manifest.webmanifest`: what a phone needs to install the app to its home screen.
+pub async fn manifest<S: RoomStore>(
+    State(_app): State<App<S>>,
+    request: HeaderMap,
+) -> Result<Response, ApiError> {
+    lookup("/manifest.webmanifest")
+        .map(|file| respond(file, &request))
+        .ok_or(ApiError::NotAvailable("그런 파일은 없어요."))
+}
+
 /// `GET /client/madang.js`: the client library, as `clients/js/src/madang.js`.
 pub async fn client<S: RoomStore>(
     State(_app): State<App<S>>,
@@ -222,10 +292,9 @@ pub async fn asset<S: RoomStore>(
     Path(name): Path<String>,
     request: HeaderMap,
 ) -> Result<Response, ApiError> {
-    // Only the names of `ASSETS`: "/" and the client library are not files under /app/.
-    ASSETS
-        .iter()
-        .any(|(n, _, _)| *n == name)
+    // Only the names of `ASSETS` and `IMAGES`: "/" and the client library are not files under
+    // /app/.
+    (ASSETS.iter().any(|(n, _, _)| *n == name) || IMAGES.iter().any(|(n, _, _)| *n == name))
         .then(|| lookup(&name))
         .flatten()
         .map(|file| respond(file, &request))
@@ -251,6 +320,10 @@ mod tests {
             !INDEX_HTML.contains("https://"),
             "no CDN: the page loads only its own files"
         );
+        assert!(INDEX_HTML.contains("/manifest.webmanifest"));
+        for (name, _, _) in IMAGES {
+            assert!(MANIFEST.contains(&format!("/app/{name}")), "{name}");
+        }
     }
 
     fn accept(value: &str) -> HeaderMap {
@@ -308,11 +381,15 @@ mod tests {
     fn every_file_has_a_gzip_form_that_inflates_to_it_and_is_smaller() {
         use std::io::Read as _;
         for (key, file) in FILES.iter() {
+            if file.media_type == PNG {
+                assert!(file.gzip.is_empty(), "{key}: served as it is");
+                continue;
+            }
             let mut out = String::new();
             flate2::read::GzDecoder::new(file.gzip.as_slice())
                 .read_to_string(&mut out)
                 .unwrap();
-            assert_eq!(out, file.plain, "{key}");
+            assert_eq!(out.as_bytes(), file.plain, "{key}");
             assert!(file.gzip.len() < file.plain.len(), "{key}: gzip is smaller");
             assert_ne!(file.etag, file.gzip_etag, "{key}: one validator per form");
         }
