@@ -5,12 +5,17 @@
 //! - [`dynamo`]: the DynamoDB store for production: one item per room, conditional writes, a
 //!   lazy sparse due index, and table creation for emulators and tests.
 //! - [`embedded`]: the single-file SQLite store the local server uses by default.
+//! - [`chat`]: the [`ChatStore`] contract: a room's chat log, kept apart from the room record.
+//! - `chat_contract` (feature `contract`): the test suite every `ChatStore` adapter must pass.
 //! - [`notify`]: in-process change notification, so long-polls wake the moment a room changes.
 //! - `contract` (feature `contract`): the test suite every `RoomStore` adapter must pass.
 //! - `faults` (feature `contract`): a store wrapper that loses answers and fails calls on
 //!   purpose, for the exactly-once tests.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod chat;
+#[cfg(feature = "contract")]
+pub mod chat_contract;
 #[cfg(feature = "contract")]
 pub mod contract;
 pub mod dynamo;
@@ -20,6 +25,7 @@ pub mod faults;
 pub mod notify;
 pub mod store;
 
+pub use chat::{ChatStore, StoredChat};
 pub use dynamo::DynamoStore;
 pub use embedded::EmbeddedStore;
 pub use store::{BoxError, RoomStore, StoreError, StoredRoom};

@@ -114,6 +114,11 @@ impl BadukOptions {
                 "연결이 끊긴 사람을 기다리는 시간(초)",
                 Values::one_of(Self::DISCONNECT_GRACE_SECS),
             ),
+            spec(
+                "chat",
+                crate::chat::ChatSetting::LABEL,
+                Values::one_of(crate::chat::ChatSetting::ALL),
+            ),
         ];
         let constraints = vec![
             Constraint {

@@ -7,6 +7,7 @@ use super::options::{
     BackdoFromDo, EndMode, FinishRule, Mode, OnLeave, PlayerLimits, Ranking, Ruleset, StickModel,
     TimeoutPolicy, YutOptions,
 };
+use crate::chat::ChatSetting;
 use crate::schema::{Constraint, GameSchema, OptionSpec, PLAYERS, Preset, Values};
 
 /// A list of values followed by `null`.
@@ -117,6 +118,7 @@ impl YutOptions {
                 "힌트: 내 차례에 자동 이동이 고를 수(timeoutPolicy의 우선순위)를 연하게 표시",
                 Values::one_of([false, true]),
             ),
+            spec("chat", ChatSetting::LABEL, Values::one_of(ChatSetting::ALL)),
         ];
         GameSchema {
             game: "yut",
