@@ -151,6 +151,9 @@ pub enum ChatError {
         /// When the next message is accepted, in ms from now.
         retry_after_ms: Millis,
     },
+    /// The host tried to mute themself.
+    #[error("자기 자신의 채팅은 막을 수 없어요.")]
+    CannotMuteSelf,
     /// Too many spectators are chatting at once.
     #[error("관전석 채팅이 붐벼요. 잠시 뒤에 다시 보내 주세요.")]
     GalleryFull {
@@ -171,11 +174,12 @@ impl ChatError {
             ChatError::Muted => "CHAT_MUTED",
             ChatError::RateLimited { .. } => "CHAT_RATE_LIMITED",
             ChatError::GalleryFull { .. } => "CHAT_GALLERY_FULL",
+            ChatError::CannotMuteSelf => "CANNOT_MUTE_SELF",
         }
     }
 
     /// Every code, for the OpenAPI document.
-    pub const CODES: [&'static str; 8] = [
+    pub const CODES: [&'static str; 9] = [
         "INVALID_CHAT_TEXT",
         "UNKNOWN_EMOTE",
         "CHAT_OFF",
@@ -184,6 +188,7 @@ impl ChatError {
         "CHAT_MUTED",
         "CHAT_RATE_LIMITED",
         "CHAT_GALLERY_FULL",
+        "CANNOT_MUTE_SELF",
     ];
 }
 
@@ -306,13 +311,47 @@ pub struct ChatMessage {
     pub body: ChatBody,
 }
 
-/// The first byte of a stored message: bump it when the layout changes incompatibly.
-pub const MESSAGE_FORMAT: u8 = 1;
+/// The first byte of a stored [`ChatRecord`]: bump it when the layout changes incompatibly.
+pub const RECORD_FORMAT: u8 = 1;
 
-/// A stored message or head that cannot be read back.
+/// A stored record that cannot be read back.
 #[derive(Debug, thiserror::Error)]
 #[error("stored chat record does not decode")]
 pub struct ChatDecodeError;
+
+/// One record of a room's chat log, as the chat store keeps it (opaque bytes to the store): the
+/// room's chat bookkeeping as of this record, and the message it adds — none for a record that
+/// only changes the bookkeeping (a mute). The newest record's head is the current one, so an
+/// append reads one record and writes one, and a record is whole or absent.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatRecord {
+    /// The bookkeeping after this record.
+    pub head: ChatHead,
+    /// The message this record adds.
+    pub message: Option<ChatMessage>,
+}
+
+impl ChatRecord {
+    /// The stored form: a format byte, then postcard (compact: varints, no field names).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = vec![RECORD_FORMAT];
+        if let Ok(bytes) = postcard::to_extend(self, Vec::new()) {
+            out.extend(bytes);
+        }
+        out
+    }
+
+    /// Reads a stored record back.
+    pub fn decode(bytes: &[u8]) -> Result<Self, ChatDecodeError> {
+        match bytes.split_first() {
+            Some((&RECORD_FORMAT, rest)) => match postcard::take_from_bytes(rest) {
+                Ok((record, [])) => Ok(record),
+                _ => Err(ChatDecodeError),
+            },
+            _ => Err(ChatDecodeError),
+        }
+    }
+}
 
 impl ChatMessage {
     /// Whether `viewer` may ever receive this message: the one visibility rule of chat.
@@ -328,26 +367,6 @@ impl ChatMessage {
             (Audience::Team(_), _) => false,
             (Audience::Spectators, Viewer::Spectator) => true,
             (Audience::Spectators, Viewer::Player { .. }) => false,
-        }
-    }
-
-    /// The stored form: a format byte, then postcard.
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = vec![MESSAGE_FORMAT];
-        if let Ok(bytes) = postcard::to_extend(self, Vec::new()) {
-            out.extend(bytes);
-        }
-        out
-    }
-
-    /// Reads a stored message back.
-    pub fn decode(bytes: &[u8]) -> Result<Self, ChatDecodeError> {
-        match bytes.split_first() {
-            Some((&MESSAGE_FORMAT, rest)) => match postcard::take_from_bytes(rest) {
-                Ok((message, [])) => Ok(message),
-                _ => Err(ChatDecodeError),
-            },
-            _ => Err(ChatDecodeError),
         }
     }
 
@@ -402,27 +421,6 @@ pub struct ChatHead {
 }
 
 impl ChatHead {
-    /// The stored form: a format byte, then postcard.
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = vec![MESSAGE_FORMAT];
-        if let Ok(bytes) = postcard::to_extend(self, Vec::new()) {
-            out.extend(bytes);
-        }
-        out
-    }
-
-    /// Reads a stored head back (empty bytes: a room nobody chatted in yet).
-    pub fn decode(bytes: &[u8]) -> Result<Self, ChatDecodeError> {
-        match bytes.split_first() {
-            None => Ok(ChatHead::default()),
-            Some((&MESSAGE_FORMAT, rest)) => match postcard::take_from_bytes(rest) {
-                Ok((head, [])) => Ok(head),
-                _ => Err(ChatDecodeError),
-            },
-            _ => Err(ChatDecodeError),
-        }
-    }
-
     /// Counts one message of `sender` at `now` if the rate allows it; otherwise says how long to
     /// wait. Forgets every time older than the window first, so the head stays bounded by the
     /// senders of the last [`RATE_WINDOW_MS`]. A `spectator` sender is refused when
@@ -619,13 +617,16 @@ mod tests {
     }
 
     #[test]
-    fn messages_and_heads_round_trip() {
-        let m = message(Audience::Team(1));
-        assert_eq!(ChatMessage::decode(&m.encode()).unwrap(), m);
+    fn records_round_trip() {
         let mut head = ChatHead::default();
         head.admit("p1", false, 5).unwrap();
         head.set_muted(&PlayerId::new("p3"), true);
-        assert_eq!(ChatHead::decode(&head.encode()).unwrap(), head);
-        assert_eq!(ChatHead::decode(&[]).unwrap(), ChatHead::default());
+        let record = ChatRecord {
+            head,
+            message: Some(message(Audience::Team(1))),
+        };
+        assert_eq!(ChatRecord::decode(&record.encode()).unwrap(), record);
+        assert!(ChatRecord::decode(&[]).is_err());
+        assert!(ChatRecord::decode(&[9, 0]).is_err());
     }
 }

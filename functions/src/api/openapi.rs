@@ -405,6 +405,7 @@ fn codes_of(status: u16) -> Vec<&'static str> {
         .iter()
         .filter(|(s, _)| *s == status)
         .flat_map(|(_, codes)| codes.iter().copied())
+        .chain(super::chat::problem_codes(status))
         .collect()
 }
 
@@ -540,7 +541,7 @@ fn operation(method: &str, path: &str) -> Option<Value> {
             "requestBody": body("DevClock"),
             "responses": with_problems(ok("200", "The new server time", json!({"type": "object", "required": ["now"], "properties": {"now": {"type": "integer", "minimum": 0}}, "additionalProperties": false})), &[400, 404, 413]),
         }),
-        _ => return None,
+        _ => return super::chat::operation(method, path, problems),
     };
     Some(op)
 }
@@ -552,7 +553,7 @@ fn game_schema_schemas() -> Value {
         "GameSchema": {
             "type": "object",
             "additionalProperties": false,
-            "required": ["game", "options", "constraints", "presets"],
+            "required": ["game", "options", "constraints", "presets", "chat"],
             "properties": {
                 "game": {"enum": ["yut", "baduk"]},
                 "options": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["key", "label", "values", "default"], "properties": {
@@ -567,6 +568,7 @@ fn game_schema_schemas() -> Value {
                     "reportedAs": {"type": ["string", "null"], "description": "The INVALID_OPTIONS field an offence is reported under (null: the key itself)"},
                     "reason": {"type": "string"}
                 }}},
+                "chat": {"$ref": "#/components/schemas/ChatRules", "description": "Chat: the emotes and set phrases, and the bounds"},
                 "presets": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["name", "label", "options"], "properties": {"name": {"type": "string"}, "label": {"type": "string"}, "options": {"type": "object"}}}}
             }
         },
@@ -585,10 +587,12 @@ pub fn openapi_document() -> Value {
     if let Value::Object(extra) = game_schema_schemas() {
         schemas.extend(extra);
     }
+    schemas.extend(super::chat::schemas());
     let all_codes: Vec<&str> = {
         let mut codes: Vec<&str> = PROBLEM_CODES
             .iter()
             .flat_map(|(_, c)| c.iter().copied())
+            .chain(madang_core::chat::ChatError::CODES)
             .collect();
         codes.sort_unstable();
         codes.dedup();
