@@ -31,6 +31,8 @@ FUNCTIONS = {
     "SweeperFunction": ("sweeper", 59),  # done before the next tick
 }
 API_ACTIONS = {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}
+# Chat (infra/src/dynamo/chat.rs): queries, conditional puts, deletes of the oldest record.
+API_CHAT_ACTIONS = {"dynamodb:Query", "dynamodb:PutItem", "dynamodb:DeleteItem"}
 SWEEPER_TABLE_ACTIONS = {"dynamodb:GetItem", "dynamodb:UpdateItem"}
 SWEEPER_INDEX_ACTIONS = {"dynamodb:Query"}
 # Routes with their own, lower throttle: the most of the default rate each may have.
@@ -193,8 +195,10 @@ def check(t):
     table_arn = repr(Tag("GetAtt", "RoomsTable.Arn"))
     index = rust_const("DUE_INDEX")
     index_arn = repr(Tag("Sub", f"${{RoomsTable.Arn}}/index/{index}"))
-    expect(grants("ApiFunction") == {table_arn: API_ACTIONS},
-           f"ApiFunction must be granted exactly {sorted(API_ACTIONS)} on the table")
+    chat_arn = repr(Tag("GetAtt", "ChatTable.Arn"))
+    expect(grants("ApiFunction") == {table_arn: API_ACTIONS, chat_arn: API_CHAT_ACTIONS},
+           f"ApiFunction must be granted exactly {sorted(API_ACTIONS)} on the table and "
+           f"{sorted(API_CHAT_ACTIONS)} on the chat table")
     expect(grants("SweeperFunction") == {table_arn: SWEEPER_TABLE_ACTIONS, index_arn: SWEEPER_INDEX_ACTIONS},
            f"SweeperFunction must be granted exactly Query on the {index} index and "
            f"{sorted(SWEEPER_TABLE_ACTIONS)} on the table")

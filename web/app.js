@@ -5,6 +5,7 @@ import { commitmentLine, h, learnClock, seats, showError, syncClock, toast } fro
 import { createForm, roomLobby, joinForm } from './lobby.js';
 import { yutScreen } from './yut.js';
 import { badukScreen } from './baduk.js';
+import { chatDrawer } from './chat.js';
 
 const client = new MadangClient();
 const main = document.getElementById('main');
@@ -15,6 +16,7 @@ let current = null;
 function leaveRoomScreen() {
   current?.watch?.stop();
   current?.screen?.destroy?.();
+  current?.chat?.destroy();
   current = null;
 }
 
@@ -57,7 +59,7 @@ async function openRoom(roomId) {
     );
     return;
   }
-  current = { session, screen: null, kind: null };
+  current = { session, screen: null, kind: null, chat: chatDrawer(client, session) };
   const render = () => renderRoom(current);
   session.listeners.add(render);
   render();
@@ -134,6 +136,7 @@ function renderRoom(state) {
   const room = session.room;
   if (!room) return;
   learnClock(room);
+  state.chat?.update(room);
   // Keep the focused control focused across the redraw (keyboard players).
   const focused = document.activeElement?.closest?.('[data-focus]')?.dataset.focus;
   const head = roomHeader(room);

@@ -37,6 +37,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("yut.js", JS, include_str!("../../../web/yut.js")),
     ("baduk.js", JS, include_str!("../../../web/baduk.js")),
     ("ui.js", JS, include_str!("../../../web/ui.js")),
+    ("chat.js", JS, include_str!("../../../web/chat.js")),
 ];
 
 const JS: &str = "text/javascript; charset=utf-8";

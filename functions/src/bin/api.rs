@@ -43,7 +43,12 @@ async fn main() -> Result<(), lambda_http::Error> {
         ..Limits::default()
     }
     .with_env()?;
-    let store = Arc::new(DynamoStore::new(dynamo::client_from_env().await, table));
+    let mut store = DynamoStore::new(dynamo::client_from_env().await, table);
+    // The chat table (template.yaml's ChatTable); by default named after the rooms table.
+    if let Ok(chat) = std::env::var("MADANG_CHAT_TABLE") {
+        store = store.with_chat_table(chat);
+    }
+    let store = Arc::new(store);
     // Warm the client: a read of a room that cannot exist resolves credentials and the endpoint
     // and leaves a connection (TLS on AWS) in the pool. A failure here is not fatal: the first
     // request will try again and report what is wrong.
