@@ -7,6 +7,8 @@
 //! - [`embedded`]: the single-file SQLite store the local server uses by default.
 //! - [`chat`]: the [`ChatStore`] contract: a room's chat log, kept apart from the room record.
 //! - `chat_contract` (feature `contract`): the test suite every `ChatStore` adapter must pass.
+//! - [`live_registry`]: who watches a room live on AWS (API Gateway WebSocket connections),
+//!   kept in the rooms table.
 //! - [`notify`]: in-process change notification, so long-polls wake the moment a room changes.
 //! - `contract` (feature `contract`): the test suite every `RoomStore` adapter must pass.
 //! - `faults` (feature `contract`): a store wrapper that loses answers and fails calls on
@@ -22,6 +24,7 @@ pub mod dynamo;
 pub mod embedded;
 #[cfg(feature = "contract")]
 pub mod faults;
+pub mod live_registry;
 pub mod notify;
 pub mod store;
 

@@ -10,7 +10,8 @@
 //! Who sees what is decided in one place, [`madang_core::chat::ChatMessage::visible_to`]; the
 //! poll applies it through [`may_receive`], and so must the live channel (DESIGN "Live rooms"):
 //! for each message and each connection of the room, `may_receive(&room, viewer, &message)`
-//! says whether to send it `{"type":"chat","message":M}` ([`live_frame`]).
+//! says whether to send it `{"type":"chat","message":M}` (`M` from [`message_json`], the frame
+//! `crate::live::ServerFrame::Chat`). Not wired yet: until it is, clients poll.
 
 use madang_core::chat::{
     Audience, ChatBody, ChatError, ChatMessage, ChatRecord, ChatText, KEPT_MESSAGES, Viewer,
@@ -83,9 +84,10 @@ pub fn may_receive(room: &AnyRoom, viewer: Option<&PlayerId>, message: &ChatMess
     message.visible_to(&viewer)
 }
 
-/// The live channel's frame for one message: `{"type":"chat","message":M}`.
-pub fn live_frame(message: &ChatMessage) -> serde_json::Value {
-    serde_json::json!({"type": "chat", "message": message.view()})
+/// `M` as JSON text, for the live channel's `ServerFrame::Chat { message }` (the frame
+/// `{"type":"chat","message":M}`): `ServerFrame::Chat { message: &message_json(&m)? }.text()`.
+pub fn message_json(message: &ChatMessage) -> Result<Box<serde_json::value::RawValue>, ApiError> {
+    serde_json::value::to_raw_value(&message.view()).map_err(|e| ApiError::Internal(Box::new(e)))
 }
 
 /// The newest record of a room's chat, decoded (`None`: nobody chatted yet).
@@ -277,4 +279,30 @@ pub async fn mute<S: RoomStore>(
     })
     .await?;
     Ok(after)
+}
+
+/// On AWS the rooms' store is the live channel's wrapper around DynamoDB; chat goes straight to
+/// the DynamoDB store's chat table.
+impl ChatStore for crate::live::aws::LiveStore {
+    async fn chat_latest(&self, room: &str) -> Result<Option<StoredChat>, StoreError> {
+        self.dynamo().chat_latest(room).await
+    }
+
+    async fn chat_append(
+        &self,
+        room: &str,
+        record: &StoredChat,
+        expires_at: Millis,
+    ) -> Result<(), StoreError> {
+        self.dynamo().chat_append(room, record, expires_at).await
+    }
+
+    async fn chat_after(
+        &self,
+        room: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<StoredChat>, StoreError> {
+        self.dynamo().chat_after(room, after, limit).await
+    }
 }
