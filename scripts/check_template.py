@@ -37,6 +37,8 @@ SWEEPER_TABLE_ACTIONS = {"dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:De
 LIVE_POSTS = ("!Sub 'arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:"
               "${LiveApi}/live/POST/@connections/*'")  # repr() of the Tag below
 MANAGE_CONNECTIONS = {"execute-api:ManageConnections"}
+# Chat (infra/src/dynamo/chat.rs): queries, conditional puts, deletes of the oldest record.
+API_CHAT_ACTIONS = {"dynamodb:Query", "dynamodb:PutItem", "dynamodb:DeleteItem"}
 SWEEPER_INDEX_ACTIONS = {"dynamodb:Query"}
 # Routes with their own, lower throttle: the most of the default rate each may have.
 THROTTLED_ROUTES = {"POST /rooms": 0.1, "POST /rooms/{id}/players": 0.2}
@@ -242,8 +244,11 @@ def check(t):
     table_arn = repr(Tag("GetAtt", "RoomsTable.Arn"))
     index = rust_const("DUE_INDEX")
     index_arn = repr(Tag("Sub", f"${{RoomsTable.Arn}}/index/{index}"))
-    expect(grants("ApiFunction") == {table_arn: API_ACTIONS, LIVE_POSTS: MANAGE_CONNECTIONS},
-           f"ApiFunction must be granted exactly {sorted(API_ACTIONS)} on the table (and posts to live connections)")
+    chat_arn = repr(Tag("GetAtt", "ChatTable.Arn"))
+    expect(grants("ApiFunction") == {table_arn: API_ACTIONS, LIVE_POSTS: MANAGE_CONNECTIONS,
+                                      chat_arn: API_CHAT_ACTIONS},
+           f"ApiFunction must be granted exactly {sorted(API_ACTIONS)} on the table, "
+           f"{sorted(API_CHAT_ACTIONS)} on the chat table (and posts to live connections)")
     expect(grants("SweeperFunction") == {table_arn: SWEEPER_TABLE_ACTIONS, index_arn: SWEEPER_INDEX_ACTIONS,
                                          LIVE_POSTS: MANAGE_CONNECTIONS},
            f"SweeperFunction must be granted exactly Query on the {index} index and "

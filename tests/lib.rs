@@ -1,6 +1,8 @@
 //! Test support for the end-to-end suites: a real server on a loopback port, a small client
 //! that speaks the API the way an app would, and the game drivers both suites share.
 //!
+//! - [`chat`]: table talk — who sees what, random rooms, chat racing pinned actions, refusals,
+//!   expiry — shared by the embedded and DynamoDB suites.
 //! - [`games`]: whole 윷놀이 and 바둑 games played over HTTP, with their checks.
 //! - [`race`]: 64 clients racing on one room, checked against a replay of the accepted log.
 //! - [`exactly_once`]: lost answers, failed loads and saves, keyed retries and twins — every
@@ -12,6 +14,7 @@
 //! - [`overdue`]: the room with an overdue turn both sweeper races start from.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod chat;
 pub mod contract;
 pub mod exactly_once;
 pub mod games;

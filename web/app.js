@@ -7,6 +7,7 @@ import { yutScreen } from './yut.js';
 import { badukScreen } from './baduk.js';
 import { rulesButton, rulesView } from './rules.js';
 import { soundToggle } from './sound.js';
+import { chatDrawer } from './chat.js';
 
 const client = new MadangClient();
 const main = document.getElementById('main');
@@ -17,6 +18,7 @@ let current = null;
 function leaveRoomScreen() {
   current?.watch?.stop();
   current?.screen?.destroy?.();
+  current?.chat?.destroy();
   current = null;
 }
 
@@ -80,7 +82,7 @@ async function openRoom(roomId) {
     );
     return;
   }
-  current = { session, screen: null, kind: null };
+  current = { session, screen: null, kind: null, chat: chatDrawer(client, session) };
   const render = () => renderRoom(current);
   session.listeners.add(render);
   render();
@@ -158,6 +160,7 @@ function renderRoom(state) {
   const room = session.room;
   if (!room) return;
   learnClock(room);
+  state.chat?.update(room);
   // Keep the focused control focused across the redraw (keyboard players).
   const focused = document.activeElement?.closest?.('[data-focus]')?.dataset.focus;
   const head = roomHeader(room);

@@ -210,6 +210,12 @@ pub trait Game {
     /// side).
     fn team_of(options: &Self::Options, seat: usize) -> Option<u8>;
 
+    /// The room option `chat` under these options (games without it: chat on).
+    fn chat_setting(options: &Self::Options) -> crate::chat::ChatSetting {
+        let _ = options;
+        crate::chat::ChatSetting::On
+    }
+
     /// The chosen rules in one Korean line, shown in every room view (spec yut §12), e.g.
     /// "개인전 · 말 4개 · 빽도 사용 · 참먹이를 지나야 남".
     fn rule_summary(options: &Self::Options) -> String;

@@ -3,6 +3,7 @@
 //! Nothing here does I/O, reads a clock or spawns a task: time arrives as `now` (epoch ms) and
 //! randomness as a [`GameRng`] that the caller stores with the room.
 //!
+//! - [`chat`]: table talk beside the room: texts, emotes, who sees what, the rate, mutes.
 //! - [`game`]: the [`Game`] contract every engine implements (options, setup, apply, view,
 //!   deadline, timeouts, result) and the shared vocabulary (`PlayerId`, `Actor`, `Millis`).
 //! - [`rng`]: the seeded, serializable ChaCha generator.
@@ -13,6 +14,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod baduk;
+pub mod chat;
 pub mod game;
 pub mod rng;
 pub mod room;

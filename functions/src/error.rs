@@ -3,6 +3,7 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use madang_core::chat::ChatError;
 use madang_core::room::{ErrorKind, RoomError};
 use madang_infra::{BoxError, StoreError};
 use serde_json::{Value, json};
@@ -35,6 +36,9 @@ pub enum ApiError {
     /// The lobby or the game refused the action.
     #[error("{0}")]
     Room(#[from] RoomError),
+    /// Chat refused the message or the mute (DESIGN "Chat").
+    #[error("{0}")]
+    Chat(#[from] ChatError),
     /// Input that is well-formed but not acceptable (a name too long, a seed without dev mode).
     #[error("{message}")]
     Invalid {
@@ -132,6 +136,16 @@ impl ApiError {
                 e.code(),
             ),
             ApiError::Invalid { code, .. } => (StatusCode::UNPROCESSABLE_ENTITY, code),
+            ApiError::Chat(e) => (
+                match e {
+                    ChatError::Muted => StatusCode::FORBIDDEN,
+                    ChatError::RateLimited { .. } | ChatError::GalleryFull { .. } => {
+                        StatusCode::TOO_MANY_REQUESTS
+                    }
+                    _ => StatusCode::UNPROCESSABLE_ENTITY,
+                },
+                e.code(),
+            ),
             ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED"),
             ApiError::TooManyPolls => (StatusCode::TOO_MANY_REQUESTS, "TOO_MANY_POLLS"),
             ApiError::HeadersTooLarge => (
@@ -187,6 +201,10 @@ impl IntoResponse for ApiError {
         );
         let retry_after = match self {
             ApiError::RateLimited { retry_after_secs } => Some(retry_after_secs.max(1)),
+            ApiError::Chat(
+                ChatError::RateLimited { retry_after_ms }
+                | ChatError::GalleryFull { retry_after_ms },
+            ) => Some(retry_after_ms.div_ceil(1000).max(1)),
             ApiError::TooManyPolls | ApiError::Unavailable(_) => Some(1),
             _ => None,
         };

@@ -48,6 +48,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use madang_core::Millis;
 use rusqlite::{Connection, OptionalExtension, params};
 
+mod chat;
+
 use crate::notify::Notifier;
 use crate::store::{RoomStore, StoreError, StoredRoom};
 
@@ -262,6 +264,7 @@ impl Shared {
         for id in &ids {
             tx.execute("DELETE FROM presence WHERE room = ?1", params![id])
                 .map_err(unavailable)?;
+            chat::purge_room(&tx, id)?;
             tx.execute("DELETE FROM rooms WHERE id = ?1", params![id])
                 .map_err(unavailable)?;
         }
@@ -350,6 +353,7 @@ impl EmbeddedStore {
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         let conn = Connection::open(path).map_err(unavailable)?;
         conn.execute_batch(SCHEMA).map_err(unavailable)?;
+        conn.execute_batch(chat::SCHEMA).map_err(unavailable)?;
         let has_purge_after = conn
             .prepare("SELECT 1 FROM pragma_table_info('rooms') WHERE name = 'purge_after'")
             .and_then(|mut st| st.exists([]))

@@ -204,3 +204,28 @@ impl<S: RoomStore> RoomStore for FaultyStore<S> {
         self.inner.touch(id, player, now).await
     }
 }
+
+/// Chat passes straight through: the faults are the room store's.
+impl<S: RoomStore> crate::chat::ChatStore for FaultyStore<S> {
+    async fn chat_latest(&self, room: &str) -> Result<Option<crate::StoredChat>, StoreError> {
+        self.inner.chat_latest(room).await
+    }
+
+    async fn chat_append(
+        &self,
+        room: &str,
+        record: &crate::StoredChat,
+        expires_at: Millis,
+    ) -> Result<(), StoreError> {
+        self.inner.chat_append(room, record, expires_at).await
+    }
+
+    async fn chat_after(
+        &self,
+        room: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<crate::StoredChat>, StoreError> {
+        self.inner.chat_after(room, after, limit).await
+    }
+}

@@ -5,6 +5,8 @@
 //! - [`dynamo`]: the DynamoDB store for production: one item per room, conditional writes, a
 //!   lazy sparse due index, and table creation for emulators and tests.
 //! - [`embedded`]: the single-file SQLite store the local server uses by default.
+//! - [`chat`]: the [`ChatStore`] contract: a room's chat log, kept apart from the room record.
+//! - `chat_contract` (feature `contract`): the test suite every `ChatStore` adapter must pass.
 //! - [`live_registry`]: who watches a room live on AWS (API Gateway WebSocket connections),
 //!   kept in the rooms table.
 //! - [`notify`]: in-process change notification, so long-polls wake the moment a room changes.
@@ -13,6 +15,9 @@
 //!   purpose, for the exactly-once tests.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod chat;
+#[cfg(feature = "contract")]
+pub mod chat_contract;
 #[cfg(feature = "contract")]
 pub mod contract;
 pub mod dynamo;
@@ -23,6 +28,7 @@ pub mod live_registry;
 pub mod notify;
 pub mod store;
 
+pub use chat::{ChatStore, StoredChat};
 pub use dynamo::DynamoStore;
 pub use embedded::EmbeddedStore;
 pub use store::{BoxError, RoomStore, StoreError, StoredRoom};

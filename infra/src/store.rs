@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use madang_core::Millis;
 
+use crate::chat::ChatStore;
+
 /// One room as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredRoom {
@@ -67,7 +69,10 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// Where rooms live. Implementations: [`crate::EmbeddedStore`] (local), [`crate::DynamoStore`]
 /// (production). All of them pass the suite in `contract`.
-pub trait RoomStore: Send + Sync + 'static {
+///
+/// Every room store keeps the rooms' chat too ([`ChatStore`], a separate log beside the room
+/// records, never written by a room's save), so the request path reaches both through one store.
+pub trait RoomStore: ChatStore + Send + Sync + 'static {
     /// Stores a new room; fails with `AlreadyExists` if the id is taken.
     fn create(&self, room: &StoredRoom) -> impl Future<Output = Result<(), StoreError>> + Send;
 

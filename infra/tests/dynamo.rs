@@ -425,3 +425,46 @@ on_both_emulators! {
         assert!(store.due_rooms(u64::MAX / 2, 10).await.unwrap().is_empty());
     }
 }
+
+on_both_emulators! {
+    /// The whole chat contract, on the chat table `ensure_table` creates beside the rooms table.
+    async fn the_dynamo_store_keeps_the_chat_store_contract(var: &str) {
+        let (store, meter) = super::store(var, "chat-contract").await;
+        madang_infra::chat_contract::run(std::sync::Arc::new(store)).await;
+        let report = meter.report();
+        assert!(report.reads > 0 && report.writes > 0, "{report:?}");
+    }
+}
+
+on_both_emulators! {
+    /// A chat record is one item of the chat table — room, number, bytes, and the TTL in seconds
+    /// of the expiry it was given — and the rooms table gains nothing.
+    async fn a_chat_record_is_one_item_with_its_ttl(var: &str) {
+        use super::*;
+        use madang_infra::{ChatStore, StoredChat};
+        let (store, _) = store(var, "chat-layout").await;
+        let id = fresh_id("chat-layout");
+        store.create(&sample(&id, 1, None)).await.unwrap();
+        let before = raw(&store, &id).await;
+        let record = StoredChat { seq: 1, body: b"hello".to_vec() };
+        store.chat_append(&id, &record, NOW + 1_500).await.unwrap();
+        let item = store
+            .client()
+            .get_item()
+            .table_name(store.chat_table())
+            .key("r", AttributeValue::S(id.clone()))
+            .key("q", AttributeValue::N("1".into()))
+            .consistent_read(true)
+            .send()
+            .await
+            .unwrap()
+            .item
+            .expect("the chat item exists");
+        let mut names: Vec<&str> = item.keys().map(String::as_str).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["b", "q", "r", "x"]);
+        assert_eq!(n(&item, "x"), Some((NOW + 1_500).div_ceil(1000)));
+        assert_eq!(item["b"].as_b().unwrap().as_ref(), b"hello");
+        assert_eq!(raw(&store, &id).await, before, "the room's item is untouched");
+    }
+}

@@ -141,3 +141,37 @@ async fn a_file_from_before_purge_after_is_migrated() {
     // Opening a migrated file again is a no-op.
     EmbeddedStore::open(&path).unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_embedded_store_keeps_the_chat_store_contract() {
+    let store = EmbeddedStore::open(&temp_db("chat-contract")).unwrap();
+    madang_infra::chat_contract::run(Arc::new(store)).await;
+}
+
+#[tokio::test]
+async fn chat_goes_with_its_room() {
+    use madang_infra::{ChatStore, StoreError, StoredChat};
+    let path = temp_db("chat-purge");
+    let store = EmbeddedStore::open(&path).unwrap();
+    let gone = fresh_id("chat-gone");
+    let mut old = sample(&gone, 1, None);
+    old.expires_at = 1_000;
+    store.create(&old).await.unwrap();
+    let record = StoredChat {
+        seq: 1,
+        body: b"hi".to_vec(),
+    };
+    store.chat_append(&gone, &record, 1_000).await.unwrap();
+    assert_eq!(
+        store.chat_after(&gone, 0, 10).await.unwrap(),
+        vec![record.clone()]
+    );
+    assert_eq!(store.purge_expired(PURGE_GRAIN_MS + 1).unwrap(), 1);
+    assert!(store.chat_after(&gone, 0, 10).await.unwrap().is_empty());
+    assert_eq!(store.chat_latest(&gone).await.unwrap(), None);
+    // No chat for a room that is not there: nothing stray outlives the purge.
+    assert!(matches!(
+        store.chat_append(&gone, &record, 1_000).await,
+        Err(StoreError::NotFound)
+    ));
+}

@@ -60,7 +60,7 @@ const MAX_INDEX_UNITS_PER_ACTION: f64 = 0.2;
 /// The size DynamoDB bills for a value: strings and binaries by their bytes, numbers at one byte
 /// per two significant digits plus one, maps and lists at three bytes plus, per element, its
 /// name, its value and one byte (the rules of the DynamoDB developer guide, "Item sizes").
-fn value_size(value: &AttributeValue) -> usize {
+pub(crate) fn value_size(value: &AttributeValue) -> usize {
     match value {
         AttributeValue::S(s) => s.len(),
         AttributeValue::B(b) => b.as_ref().len(),
@@ -82,10 +82,15 @@ fn value_size(value: &AttributeValue) -> usize {
 }
 
 /// The billed size of an item: every attribute's name plus its value.
-fn item_size(item: &Item) -> usize {
+pub(crate) fn item_size(item: &Item) -> usize {
     item.iter()
         .map(|(name, value)| name.len() + value_size(value))
         .sum()
+}
+
+/// Adds `b` to `a` (for other suites' cost reports).
+pub(crate) fn add_report(a: &mut CapacityReport, b: &CapacityReport) {
+    add(a, b);
 }
 
 /// Sums of capacity reports.

@@ -6,10 +6,12 @@
 //!
 //! - this file: whole games and the 64-client race, with the very drivers the embedded-store
 //!   suite (`api`) uses (`madang_tests::games`, `madang_tests::race`);
+//! - [`chat`]: table talk on DynamoDB, with the shared chat drivers and the chat's units;
 //! - [`sweeper_race`]: the sweeper racing a player, 1,000 times;
 //! - [`cost`]: item sizes and consumed units per action over whole games, printed and asserted
 //!   (the figures of `docs/cost.md`).
 
+mod chat;
 mod cost;
 mod exactly_once;
 mod sdk_retry;

@@ -21,6 +21,10 @@ export type Action = Schemas['Action'];
 export type GameSchema = Schemas['GameSchema'];
 /** An RFC 9457 problem with the stable `code`. */
 export type Problem = Schemas['Problem'];
+/** A chat message as `GET /rooms/{id}/chat` returns it. */
+export type ChatMessage = Schemas['ChatMessage'];
+/** `POST /rooms/{id}/chat` body. */
+export type ChatPost = Schemas['ChatPost'];
 /** The answer of an action, with what the client learnt from the headers. */
 export type Acted = (Schemas['YutActed'] | Schemas['BadukActed']) & {
   /** The server replayed the first answer to this Idempotency-Key (`Idempotent-Replayed`). */
@@ -128,6 +132,22 @@ export declare class MadangClient {
   getRoom(roomId: string, options?: GetRoomOptions): Promise<Room | null>;
   act(roomId: string, token: string | null, action: Action, options?: ActOptions): Promise<Acted>;
   sgf(roomId: string, options?: { signal?: AbortSignal }): Promise<string>;
+  chat(
+    roomId: string,
+    options?: { token?: string | null; after?: number; signal?: AbortSignal },
+  ): Promise<ChatMessage[] | null>;
+  say(
+    roomId: string,
+    body: ChatPost,
+    options?: { token?: string | null; signal?: AbortSignal },
+  ): Promise<{ seq: number }>;
+  muteChat(
+    roomId: string,
+    token: string,
+    playerId: string,
+    muted: boolean,
+    options?: { signal?: AbortSignal },
+  ): Promise<{ muted: string[] }>;
   watch(roomId: string, options?: WatchOptions): Watch;
   /**
    * Watches through the live channel (`liveUrl`): a version announced → one read; a deadline →

@@ -279,6 +279,41 @@ export class MadangClient {
   }
 
   /**
+   * `GET /rooms/{id}/chat?after=N`: the chat messages the caller may see (a player with their
+   * token: the room's and their team's; a spectator: the room's and the gallery's), numbered above
+   * `after`, oldest first. `null` when nothing is newer (304).
+   */
+  async chat(roomId, { token, after = 0, signal } = {}) {
+    const response = await this.request('GET', `/rooms/${encodeURIComponent(roomId)}/chat?after=${after}`, {
+      token,
+      headers: { 'if-none-match': `"${after}"` },
+      signal,
+      replayable: true,
+    });
+    if (response.status === 304) return null;
+    if (!response.ok) throw await problemOf(response);
+    return (await response.json()).messages;
+  }
+
+  /**
+   * `POST /rooms/{id}/chat`: says `{text}` or `{emote}` (`to: 'team'` for the team only). A
+   * spectator sends no token and a `name`; their message reaches spectators only. Resolves to
+   * `{seq}`.
+   */
+  say(roomId, body, { token, signal } = {}) {
+    return this.#json('POST', `/rooms/${encodeURIComponent(roomId)}/chat`, { body, token, signal });
+  }
+
+  /** `POST /rooms/{id}/chat/mute` (host): mutes or unmutes a member; resolves to `{muted}`. */
+  muteChat(roomId, token, playerId, muted, { signal } = {}) {
+    return this.#json('POST', `/rooms/${encodeURIComponent(roomId)}/chat/mute`, {
+      body: { playerId, muted },
+      token,
+      signal,
+    });
+  }
+
+  /**
    * Long-polls a room until stopped: `onRoom(room)` gets every new version. Failures back off
    * (exponentially, up to `maxBackoffMs`) and go to `onError`; a room that is gone (404) or a
    * refused token (401/403) stops the loop. Returns `{stop, done}`.

@@ -92,7 +92,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY";
+                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -104,7 +104,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS";
+                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
                         };
                     };
                 };
@@ -245,7 +245,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS";
+                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
                         };
                     };
                 };
@@ -337,7 +337,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "NOT_HOST" | "NOT_A_PLAYER" | "KICKED";
+                            code?: "NOT_HOST" | "NOT_A_PLAYER" | "KICKED" | "CHAT_MUTED";
                         };
                     };
                 };
@@ -409,7 +409,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY";
+                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -421,7 +421,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS";
+                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
                         };
                     };
                 };
@@ -526,7 +526,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "NOT_HOST" | "NOT_A_PLAYER" | "KICKED";
+                            code?: "NOT_HOST" | "NOT_A_PLAYER" | "KICKED" | "CHAT_MUTED";
                         };
                     };
                 };
@@ -598,7 +598,484 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY";
+                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                        };
+                    };
+                };
+                /** @description Error */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description The store is busy; retry (Retry-After) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rooms/{id}/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The room's chat as the caller may see it (players: room and own team; spectators: room and gallery), numbered above `after` */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only messages with a greater seq */
+                    after?: number;
+                };
+                header?: {
+                    /** @description An ETag ("seq"); 304 when nothing newer */
+                    "If-None-Match"?: string;
+                };
+                path: {
+                    id: components["parameters"]["RoomId"];
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The messages the caller may see, oldest first */
+                200: {
+                    headers: {
+                        /** @description "N": the seq of the newest message returned (or `after` when none) */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            messages: components["schemas"]["ChatMessage"][];
+                        };
+                    };
+                };
+                /** @description If-None-Match names the newest message: nothing new */
+                304: {
+                    headers: {
+                        /** @description "N": the seq of the newest message returned (or `after` when none) */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Malformed request (MALFORMED, BAD_ACTION) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "MALFORMED" | "BAD_ACTION" | "DUPLICATE_HEADER";
+                        };
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description No such room (or nothing of the kind) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE";
+                        };
+                    };
+                };
+                /** @description Error */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "REQUEST_TIMEOUT";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
+                        };
+                    };
+                };
+                /** @description Error */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description The store is busy; retry (Retry-After) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Say something: a player to the room (or, with to: team, to their team in a 윷놀이 team game); a spectator, without a token and with a name, to the other spectators only. Never changes the room's version. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: components["parameters"]["RoomId"];
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ChatPost"];
+                };
+            };
+            responses: {
+                /** @description Accepted */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            seq: number;
+                        };
+                    };
+                };
+                /** @description Malformed request (MALFORMED, BAD_ACTION) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "MALFORMED" | "BAD_ACTION" | "DUPLICATE_HEADER";
+                        };
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Not allowed for this player */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "NOT_HOST" | "NOT_A_PLAYER" | "KICKED" | "CHAT_MUTED";
+                        };
+                    };
+                };
+                /** @description No such room (or nothing of the kind) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE";
+                        };
+                    };
+                };
+                /** @description Error */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "REQUEST_TIMEOUT";
+                        };
+                    };
+                };
+                /** @description Body over 16 KiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+                /** @description Refused by validation, the lobby or the game's rules */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
+                        };
+                    };
+                };
+                /** @description Error */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "HEADERS_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description The store is busy; retry (Retry-After) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rooms/{id}/chat/mute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The host mutes or unmutes a member's chat */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: components["parameters"]["RoomId"];
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ChatMute"];
+                };
+            };
+            responses: {
+                /** @description Who is muted now */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            muted: string[];
+                        };
+                    };
+                };
+                /** @description Malformed request (MALFORMED, BAD_ACTION) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "MALFORMED" | "BAD_ACTION" | "DUPLICATE_HEADER";
+                        };
+                    };
+                };
+                /** @description No valid bearer token */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "UNAUTHORIZED";
+                        };
+                    };
+                };
+                /** @description Not allowed for this player */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "NOT_HOST" | "NOT_A_PLAYER" | "KICKED" | "CHAT_MUTED";
+                        };
+                    };
+                };
+                /** @description No such room (or nothing of the kind) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE";
+                        };
+                    };
+                };
+                /** @description Error */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "REQUEST_TIMEOUT";
+                        };
+                    };
+                };
+                /** @description Body over 16 KiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "PAYLOAD_TOO_LARGE";
+                        };
+                    };
+                };
+                /** @description Error */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "UNSUPPORTED_MEDIA_TYPE";
+                        };
+                    };
+                };
+                /** @description Refused by validation, the lobby or the game's rules */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
                         };
                     };
                 };
@@ -978,7 +1455,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS";
+                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
                         };
                     };
                 };
@@ -1238,6 +1715,7 @@ export interface components {
             endMode: components["schemas"]["EndMode"] | null;
             onLeave: components["schemas"]["OnLeave"] | null;
             hints: boolean | null;
+            chat: components["schemas"]["ChatSetting"] | null;
         };
         /** @description Which set of rules the other options start from (ruling Y16). */
         Ruleset: "yutMd" | "rulesPage";
@@ -1259,6 +1737,8 @@ export interface components {
         EndMode: "finish" | "timed";
         /** @description What happens to the seat of a player who leaves a running game. */
         OnLeave: "concede" | "bot";
+        /** @description The room option `chat` (DESIGN "Chat"): what the host allows. */
+        ChatSetting: "on" | "emotes" | "off";
         /** @description One seated player as everyone sees them (no token hash, ever). */
         PlayerView: {
             /** @description Room-scoped id. */
@@ -1908,6 +2388,11 @@ export interface components {
              * @default 120
              */
             disconnectGraceSec: number;
+            /**
+             * @description What the room's chat allows (DESIGN "Chat").
+             * @default on
+             */
+            chat: components["schemas"]["ChatSetting"];
         };
         /** @description How the game is counted (§6). */
         ScoringMethod: "territory" | "area";
@@ -2556,6 +3041,7 @@ export interface components {
             endMode?: components["schemas"]["EndMode"] | null;
             onLeave?: components["schemas"]["OnLeave"] | null;
             hints?: boolean | null;
+            chat?: components["schemas"]["ChatSetting"] | null;
         };
         /** @description The options of a 바둑 room (§2). Missing fields take their defaults; unknown ones are refused. */
         BadukOptionsInput: {
@@ -2637,6 +3123,11 @@ export interface components {
              * @default 120
              */
             disconnectGraceSec?: number;
+            /**
+             * @description What the room's chat allows (DESIGN "Chat").
+             * @default on
+             */
+            chat?: components["schemas"]["ChatSetting"];
         };
         /** @description `POST /rooms/{id}/players` body (its schema is the OpenAPI document's `JoinRoom`). */
         JoinRoom: {
@@ -2894,6 +3385,53 @@ export interface components {
                 orNull: boolean;
             };
         };
+        ChatPost: {
+            /** @description 1–200 grapheme clusters; NFC; no control, format or bidi characters */
+            text: string;
+            /**
+             * @description team: the sender's team only (윷놀이 team mode); default room
+             * @enum {unknown}
+             */
+            to?: "room" | "team";
+            /** @description Spectators only (no token): the name shown with the message */
+            name?: string;
+        } | {
+            /** @description One of GET /games/{kind}'s chat.emotes */
+            emote: string;
+            /**
+             * @description team: the sender's team only (윷놀이 team mode); default room
+             * @enum {unknown}
+             */
+            to?: "room" | "team";
+            /** @description Spectators only (no token): the name shown with the message */
+            name?: string;
+        };
+        ChatMute: {
+            playerId: string;
+            muted: boolean;
+        };
+        ChatMessage: {
+            /** @description The message's number in the room (numbers of messages the caller may not see are skipped) */
+            seq: number;
+            /** @description When it was accepted (epoch ms) */
+            at: number;
+            /** @description The sender's playerId; null for a spectator */
+            from: string | null;
+            name: string;
+            /** @enum {unknown} */
+            to: "room" | "team" | "spectators";
+            text?: string;
+            emote?: string;
+        } & (unknown | unknown);
+        ChatRules: {
+            /** @description What {"emote": E} accepts */
+            emotes: string[];
+            maxTextGraphemes: number;
+            /** @description Messages one sender may post per rateWindowMs */
+            rateCount: number;
+            rateWindowMs: number;
+            keptMessages: number;
+        };
         /** @description RFC 9457 problem (application/problem+json); changes nothing on the server */
         Problem: {
             type: string;
@@ -2903,7 +3441,7 @@ export interface components {
              * @description Stable machine code
              * @enum {unknown}
              */
-            code: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_ACTION" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_RECOMMEND" | "DRAW_NOT_ALLOWED" | "DUPLICATE_HEADER" | "GAME_OVER" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INTERNAL" | "INVALID_NAME" | "INVALID_OPTIONS" | "KICKED" | "KO" | "MALFORMED" | "NOT_AUTO_PLAYING" | "NOT_AVAILABLE" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_FINISHED" | "NOT_HOST" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_SUCH_ROUTE" | "OCCUPIED" | "OFF_BOARD" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "REQUEST_PENDING" | "REQUEST_TIMEOUT" | "ROOM_BUSY" | "ROOM_EXISTS" | "ROOM_FULL" | "ROOM_NOT_FOUND" | "STORE_UNAVAILABLE" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "TOO_MANY_POLLS" | "UNAUTHORIZED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "UNSUPPORTED_MEDIA_TYPE" | "VERSION_CONFLICT" | "WRONG_PHASE";
+            code: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_ACTION" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_MUTE_SELF" | "CANNOT_RECOMMEND" | "CHAT_EMOTES_ONLY" | "CHAT_GALLERY_FULL" | "CHAT_MUTED" | "CHAT_OFF" | "CHAT_RATE_LIMITED" | "DRAW_NOT_ALLOWED" | "DUPLICATE_HEADER" | "GAME_OVER" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INTERNAL" | "INVALID_CHAT_TEXT" | "INVALID_NAME" | "INVALID_OPTIONS" | "KICKED" | "KO" | "MALFORMED" | "NOT_AUTO_PLAYING" | "NOT_AVAILABLE" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_FINISHED" | "NOT_HOST" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_SUCH_ROUTE" | "NO_TEAM" | "OCCUPIED" | "OFF_BOARD" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "REQUEST_PENDING" | "REQUEST_TIMEOUT" | "ROOM_BUSY" | "ROOM_EXISTS" | "ROOM_FULL" | "ROOM_NOT_FOUND" | "STORE_UNAVAILABLE" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "TOO_MANY_POLLS" | "UNAUTHORIZED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_EMOTE" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "UNSUPPORTED_MEDIA_TYPE" | "VERSION_CONFLICT" | "WRONG_PHASE";
             /** @description Korean message for players */
             detail: string;
             /** @description INVALID_OPTIONS: the offending option key */

@@ -184,6 +184,10 @@ impl Game for Baduk {
         None
     }
 
+    fn chat_setting(options: &BadukOptions) -> crate::chat::ChatSetting {
+        options.chat
+    }
+
     fn rule_summary(options: &BadukOptions) -> String {
         super::summary::rule_summary(options)
     }

@@ -262,6 +262,8 @@ pub struct BadukOptions {
     pub scoring_deadline_sec: u32,
     /// Seconds a disconnected player to act is waited for: 60, 120 or 300.
     pub disconnect_grace_sec: u32,
+    /// What the room's chat allows (DESIGN "Chat").
+    pub chat: crate::chat::ChatSetting,
 }
 
 impl Default for BadukOptions {
@@ -280,6 +282,7 @@ impl Default for BadukOptions {
             atari_warning: true,
             scoring_deadline_sec: 180,
             disconnect_grace_sec: 120,
+            chat: crate::chat::ChatSetting::On,
         }
     }
 }

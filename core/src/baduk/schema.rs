@@ -219,6 +219,14 @@ impl BadukOptions {
                 &["할 수 있어요", "할 수 없어요"],
             )
             .advanced(),
+            spec(
+                "chat",
+                crate::chat::ChatSetting::LABEL,
+                HOUSE,
+                Values::one_of(crate::chat::ChatSetting::ALL),
+                &crate::chat::ChatSetting::VALUE_LABELS,
+            )
+            .help(crate::chat::ChatSetting::HELP),
         ];
         let constraints = vec![
             Constraint {

@@ -29,7 +29,7 @@ pub use ledger::{ANSWERS_PER_PLAYER, Answer, Ledger, RECENT_REQUESTS, RequestId}
 pub use lobby::{
     AnyAction, LobbyAction, LobbyEvent, MAX_BARRED, Pick, RoomAction, RoomEvent, client_hash,
 };
-pub use name::{MAX_NAME_BYTES, MAX_NAME_GRAPHEMES, player_name};
+pub use name::{MAX_NAME_BYTES, MAX_NAME_GRAPHEMES, clean_text, player_name};
 pub use poll::{
     AFTER_DEADLINE_MS, POLL_AWAITED_MS, POLL_FINISHED_MS, POLL_MIN_MS, POLL_SOON_MS,
     POLL_SPECTATOR_MS,

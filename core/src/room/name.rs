@@ -29,13 +29,19 @@ pub fn player_name(raw: &str) -> Result<String, RoomError> {
     if name.is_empty() || name.len() > MAX_NAME_BYTES {
         return Err(RoomError::InvalidName);
     }
-    if name.chars().any(forbidden) || !name.chars().any(visible) {
+    if !clean_text(name) {
         return Err(RoomError::InvalidName);
     }
     if name.graphemes(true).count() > MAX_NAME_GRAPHEMES {
         return Err(RoomError::InvalidName);
     }
     Ok(name.to_owned())
+}
+
+/// Whether `text` (already NFC) holds no control, format or bidi character and at least one
+/// visible one: the rule names and chat texts share.
+pub fn clean_text(text: &str) -> bool {
+    !text.chars().any(forbidden) && text.chars().any(visible)
 }
 
 /// Characters no name may hold: controls (general category Cc), line and paragraph separators,

@@ -166,6 +166,10 @@ impl Game for Yut {
         (options.mode == Mode::Team).then_some((seat % 2) as u8)
     }
 
+    fn chat_setting(options: &YutOptions) -> crate::chat::ChatSetting {
+        options.chat
+    }
+
     fn rule_summary(options: &YutOptions) -> String {
         summary::rule_summary(options)
     }

@@ -4,6 +4,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::throw::Throw;
 
+use crate::chat::ChatSetting;
+
 use crate::game::OptionsError;
 
 /// 개인전 or 팀전.
@@ -261,6 +263,8 @@ pub struct YutOptions {
     /// Whether the player to move is shown the move the system would choose for them
     /// (`state.hint`, yut.md §9: "추천 수(8.5 우선순위)를 연하게 표시"); free under every ruleset.
     pub hints: bool,
+    /// What the room's chat allows (DESIGN "Chat"); free under every ruleset.
+    pub chat: ChatSetting,
 }
 
 impl Default for YutOptions {
@@ -339,6 +343,7 @@ struct WireOptions {
     end_mode: Option<EndMode>,
     on_leave: Option<OnLeave>,
     hints: Option<bool>,
+    chat: Option<ChatSetting>,
 }
 
 impl From<WireOptions> for YutOptions {
@@ -366,6 +371,7 @@ impl From<WireOptions> for YutOptions {
             end_mode: w.end_mode.unwrap_or(base.end_mode),
             on_leave: w.on_leave.unwrap_or(base.on_leave),
             hints: w.hints.unwrap_or(base.hints),
+            chat: w.chat.unwrap_or(base.chat),
         }
     }
 }
@@ -409,6 +415,7 @@ impl YutOptions {
                 end_mode: EndMode::Finish,
                 on_leave: OnLeave::Concede,
                 hints: false,
+                chat: ChatSetting::On,
             },
             Ruleset::RulesPage => YutOptions {
                 ruleset,
@@ -431,6 +438,7 @@ impl YutOptions {
                 on_leave: OnLeave::Bot,
                 // A display aid, not a rule: the rules page leaves it to the players.
                 hints: false,
+                chat: ChatSetting::On,
             },
         }
     }
@@ -604,7 +612,8 @@ mod tests {
                 "finishRule": "pass", "nakPercent": 0, "backdoCaptureBonus": true,
                 "captureBonusOnYutMo": true, "ranking": "first", "turnSeconds": 30,
                 "turnCapSeconds": null, "timeoutPolicy": "yutMd", "idleTurnsToAuto": null,
-                "endMode": "finish", "onLeave": "concede", "hints": false
+                "endMode": "finish", "onLeave": "concede", "hints": false,
+                "chat": "on"
             })
         );
     }

@@ -7,6 +7,7 @@ use super::options::{
     BackdoFromDo, EndMode, FinishRule, Mode, OnLeave, PlayerLimits, Ranking, Ruleset, StickModel,
     TimeoutPolicy, YutOptions,
 };
+use crate::chat::ChatSetting;
 use super::throw::Throw;
 use crate::schema::{Constraint, GameSchema, OptionSpec, PLAYERS, Preset, ThrowOdds, Values};
 
@@ -220,6 +221,14 @@ impl YutOptions {
                 &["기권해요", "컴퓨터가 이어서 해요"],
             )
             .advanced(),
+            spec(
+                "chat",
+                ChatSetting::LABEL,
+                HOUSE,
+                Values::one_of(ChatSetting::ALL),
+                &ChatSetting::VALUE_LABELS,
+            )
+            .help(ChatSetting::HELP),
         ];
         let presets = [
             (

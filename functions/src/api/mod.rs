@@ -3,6 +3,7 @@
 //! Routes are declared once, in the `routes!` macro below: the same list builds the router and
 //! [`ROUTES`], which the tests hold against the OpenAPI document so a route can't go undocumented.
 
+mod chat;
 mod extract;
 mod games;
 mod openapi;
@@ -46,6 +47,9 @@ routes! {
     get "/rooms/{id}" => rooms::get,
     post "/rooms/{id}/players" => rooms::join,
     post "/rooms/{id}/actions" => rooms::act,
+    post "/rooms/{id}/chat" => chat::post,
+    get "/rooms/{id}/chat" => chat::get,
+    post "/rooms/{id}/chat/mute" => chat::mute,
     get "/rooms/{id}/sgf" => rooms::sgf,
     get "/games/{kind}" => games::schema,
     get "/openapi.json" => openapi::document,

@@ -413,6 +413,7 @@ fn codes_of(status: u16) -> Vec<&'static str> {
         .iter()
         .filter(|(s, _)| *s == status)
         .flat_map(|(_, codes)| codes.iter().copied())
+        .chain(super::chat::problem_codes(status))
         .collect()
 }
 
@@ -562,7 +563,7 @@ fn operation(method: &str, path: &str) -> Option<Value> {
                 m
             }, &[400, 404, 429]),
         }),
-        _ => return None,
+        _ => return super::chat::operation(method, path, problems),
     };
     Some(op)
 }
@@ -574,7 +575,7 @@ fn game_schema_schemas() -> Value {
         "GameSchema": {
             "type": "object",
             "additionalProperties": false,
-            "required": ["game", "presets", "options", "constraints"],
+            "required": ["game", "presets", "options", "constraints", "chat"],
             "properties": {
                 "game": {"enum": ["yut", "baduk"]},
                 "presets": {"type": "array", "description": "Named sets of options, the first choice a form offers", "items": {"type": "object", "additionalProperties": false, "required": ["name", "label", "help", "options"], "properties": {
@@ -621,10 +622,12 @@ pub fn openapi_document() -> Value {
     if let Value::Object(extra) = game_schema_schemas() {
         schemas.extend(extra);
     }
+    schemas.extend(super::chat::schemas());
     let all_codes: Vec<&str> = {
         let mut codes: Vec<&str> = PROBLEM_CODES
             .iter()
             .flat_map(|(_, c)| c.iter().copied())
+            .chain(madang_core::chat::ChatError::CODES)
             .collect();
         codes.sort_unstable();
         codes.dedup();

@@ -54,6 +54,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
         JS,
         include_str!("../../../web/vendor/qrcode.mjs"),
     ),
+    ("chat.js", JS, include_str!("../../../web/chat.js")),
 ];
 
 /// The app's images under `/app/` (the install icons, made by `web/icons/make-icons.py`).

@@ -50,9 +50,12 @@ async fn main() -> Result<(), lambda_http::Error> {
         ..Limits::default()
     }
     .with_env()?;
-    let store = Arc::new(
-        LiveStore::from_env(DynamoStore::new(dynamo::client_from_env().await, table)).await,
-    );
+    let mut rooms = DynamoStore::new(dynamo::client_from_env().await, table);
+    // The chat table (template.yaml's ChatTable); by default named after the rooms table.
+    if let Ok(chat) = std::env::var("MADANG_CHAT_TABLE") {
+        rooms = rooms.with_chat_table(chat);
+    }
+    let store = Arc::new(LiveStore::from_env(rooms).await);
     let live_url = std::env::var(aws::ENDPOINT_VAR)
         .ok()
         .and_then(|endpoint| aws::live_url(&endpoint))

@@ -6,12 +6,14 @@
 //! - [`seat`]: creating a room and joining one.
 //! - [`rematch`]: 한 판 더 — a finished game's players get one new lobby.
 //! - [`mod@act`]: applying a lobby or game action, with `Idempotency-Key` replays.
+//! - [`chat`]: table talk beside the room (never through `transact`: chat changes no room).
 //! - [`mod@read`]: reading a room (and long-polling it), and its SGF record.
 //!
 //! Input arrives here already parsed into typed values (a [`madang_core::room::GameKind`],
 //! typed options, a typed action): the api layer does that once, before any retry.
 
 pub mod act;
+pub mod chat;
 pub mod read;
 pub mod rematch;
 pub mod save;

@@ -18,6 +18,7 @@
 //! deterministic), and the second of them must still get its conflict.
 
 pub mod capacity;
+pub mod chat;
 pub mod item;
 mod table;
 
@@ -38,6 +39,7 @@ use madang_core::Millis;
 use tokio::task::JoinSet;
 
 pub use capacity::{CapacityMeter, CapacityReport};
+pub use chat::{chat_table_name, ensure_chat_table};
 pub use table::ensure_table;
 
 use capacity::Call;
@@ -100,6 +102,8 @@ pub async fn client_from_env() -> Client {
 pub struct DynamoStore {
     client: Client,
     table: String,
+    /// The chat table ([`chat`]): by default named after `table`.
+    chat_table: String,
     meter: Option<Arc<CapacityMeter>>,
 }
 
@@ -136,11 +140,24 @@ fn condition_failed<R>(
 impl DynamoStore {
     /// A store on `table` (which must exist; see [`ensure_table`]).
     pub fn new(client: Client, table: impl Into<String>) -> Self {
+        let table = table.into();
         DynamoStore {
             client,
-            table: table.into(),
+            chat_table: chat_table_name(&table),
+            table,
             meter: None,
         }
+    }
+
+    /// The same store, keeping chat in `table` instead of [`chat_table_name`]'s.
+    pub fn with_chat_table(mut self, table: impl Into<String>) -> Self {
+        self.chat_table = table.into();
+        self
+    }
+
+    /// The table chat lives in.
+    pub fn chat_table(&self) -> &str {
+        &self.chat_table
     }
 
     /// The same store, asking DynamoDB for the consumed capacity of every call and adding it

@@ -20,7 +20,8 @@ const ACTIVE_WITHIN: Duration = Duration::from_secs(120);
 const POLL_EVERY: Duration = Duration::from_millis(100);
 
 /// Makes sure the table `name` exists with the store's shape: hash key `id`, on-demand billing,
-/// the sparse keys-only due index, and TTL on `x`. Creates what is missing and waits until the
+/// the sparse keys-only due index, and TTL on `x` — and its chat table beside it
+/// ([`super::chat::ensure_chat_table`], named by [`super::chat::chat_table_name`]). Creates what is missing and waits until the
 /// table and its index are ACTIVE. Safe to call from several processes at once.
 ///
 /// An existing table is taken as it is (its key schema is not compared).
@@ -36,7 +37,9 @@ pub async fn ensure_table(client: &Client, name: &str) -> Result<(), StoreError>
         Err(e) => return Err(unavailable(e)),
     }
     wait_until_active(client, name).await?;
-    enable_ttl(client, name).await
+    enable_ttl(client, name).await?;
+    // The chat table beside it (named after it; `DynamoStore::new` uses the same name).
+    super::chat::ensure_chat_table(client, &super::chat::chat_table_name(name)).await
 }
 
 async fn create(client: &Client, name: &str) -> Result<(), StoreError> {
@@ -91,7 +94,7 @@ async fn create(client: &Client, name: &str) -> Result<(), StoreError> {
     }
 }
 
-async fn wait_until_active(client: &Client, name: &str) -> Result<(), StoreError> {
+pub(super) async fn wait_until_active(client: &Client, name: &str) -> Result<(), StoreError> {
     let deadline = tokio::time::Instant::now() + ACTIVE_WITHIN;
     loop {
         let described = client
@@ -120,6 +123,20 @@ async fn wait_until_active(client: &Client, name: &str) -> Result<(), StoreError
 }
 
 async fn enable_ttl(client: &Client, name: &str) -> Result<(), StoreError> {
+    let spec = TimeToLiveSpecification::builder()
+        .attribute_name(EXPIRES)
+        .enabled(true)
+        .build()
+        .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
+    enable_ttl_with(client, name, spec).await
+}
+
+/// Turns TTL on as `spec` says, unless it is on already.
+pub(super) async fn enable_ttl_with(
+    client: &Client,
+    name: &str,
+    spec: TimeToLiveSpecification,
+) -> Result<(), StoreError> {
     let described = client
         .describe_time_to_live()
         .table_name(name)
@@ -135,11 +152,6 @@ async fn enable_ttl(client: &Client, name: &str) -> Result<(), StoreError> {
     ) {
         return Ok(());
     }
-    let spec = TimeToLiveSpecification::builder()
-        .attribute_name(EXPIRES)
-        .enabled(true)
-        .build()
-        .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
     match client
         .update_time_to_live()
         .table_name(name)

@@ -1,0 +1,308 @@
+//! Table talk: posting a message, reading the messages the caller may see, and the host's mute.
+//!
+//! Chat never goes through [`super::save::transact`]: it changes no room. A request reads the
+//! room (to know who is asking and what they may see), then works on the room's chat log alone
+//! ([`ChatStore`]): a post reads the log's newest record (it holds the rate and the mutes), builds
+//! the next one and appends it where the number is free, starting over from the read when another
+//! post took the number first. So chat never changes the room's version, never costs a write on
+//! the room's record, and can never make a pinned action 409.
+//!
+//! Who sees what is decided in one place, [`madang_core::chat::ChatMessage::visible_to`]; the
+//! poll applies it through [`may_receive`], and so must the live channel (DESIGN "Live rooms"):
+//! for each message and each connection of the room, `may_receive(&room, viewer, &message)`
+//! says whether to send it `{"type":"chat","message":M}` (`M` from [`message_json`], the frame
+//! `crate::live::ServerFrame::Chat`). Not wired yet: until it is, clients poll.
+
+use madang_core::chat::{
+    Audience, ChatBody, ChatError, ChatMessage, ChatRecord, ChatText, KEPT_MESSAGES, Viewer,
+};
+use madang_core::room::{AnyRoom, PLAYING_TTL_MS, TokenHash};
+use madang_core::{Millis, PlayerId, with_room};
+use madang_infra::{ChatStore, RoomStore, StoreError, StoredChat};
+
+use super::save::Loaded;
+use crate::app::App;
+use crate::error::ApiError;
+
+/// Appends that lost the race for a number are retried from the read this many times; past it
+/// the post is refused 503 `ROOM_BUSY` (nothing was written).
+const APPEND_ATTEMPTS: usize = 8;
+
+/// What a post says, parsed at the edge.
+#[derive(Clone, Debug)]
+pub enum Said {
+    /// Free text, still to be checked against the name rules.
+    Text(String),
+    /// One of the game's emotes, still to be looked up.
+    Emote(String),
+}
+
+/// `POST /rooms/{id}/chat`, parsed.
+#[derive(Clone, Debug)]
+pub struct ChatPost {
+    /// What is said.
+    pub said: Said,
+    /// `"to": "team"`: only the sender's team.
+    pub to_team: bool,
+    /// A spectator's display name (spectators only: a player's name is their seat's).
+    pub name: Option<String>,
+}
+
+/// Who is posting.
+enum Sender {
+    Player { id: PlayerId, name: String },
+    Spectator { name: String, key: String },
+}
+
+/// The room a chat request is about, read for who is asking (never written).
+async fn room_of<S: RoomStore>(
+    app: &App<S>,
+    id: &str,
+    consistent: bool,
+) -> Result<AnyRoom, ApiError> {
+    let now = app.clock.now();
+    let stored = if consistent {
+        app.store.load(id, now).await?
+    } else {
+        app.store.peek(id, now).await?
+    };
+    Ok(Loaded::from_stored(stored)
+        .map_err(|e| ApiError::Internal(Box::new(e)))?
+        .room)
+}
+
+/// The member a token belongs to; 401 for a token of nobody seated (a departed or kicked
+/// member's token no longer authenticates).
+fn member(room: &AnyRoom, token: &TokenHash) -> Result<PlayerId, ApiError> {
+    with_room!(room, r => r.authenticate(token).cloned()).ok_or(ApiError::Unauthorized)
+}
+
+/// Whether the holder of `viewer`'s seat (`None`: a spectator) may receive `message` in `room`:
+/// the one check the poll and the live channel share.
+pub fn may_receive(room: &AnyRoom, viewer: Option<&PlayerId>, message: &ChatMessage) -> bool {
+    let viewer = with_room!(room, r => r.chat_viewer(viewer));
+    message.visible_to(&viewer)
+}
+
+/// `M` as JSON text, for the live channel's `ServerFrame::Chat { message }` (the frame
+/// `{"type":"chat","message":M}`): `ServerFrame::Chat { message: &message_json(&m)? }.text()`.
+pub fn message_json(message: &ChatMessage) -> Result<Box<serde_json::value::RawValue>, ApiError> {
+    serde_json::value::to_raw_value(&message.view()).map_err(|e| ApiError::Internal(Box::new(e)))
+}
+
+/// The newest record of a room's chat, decoded (`None`: nobody chatted yet).
+async fn latest<S: ChatStore>(store: &S, id: &str) -> Result<Option<(u64, ChatRecord)>, ApiError> {
+    match store.chat_latest(id).await? {
+        Some(stored) => {
+            let record =
+                ChatRecord::decode(&stored.body).map_err(|e| ApiError::Internal(Box::new(e)))?;
+            Ok(Some((stored.seq, record)))
+        }
+        None => Ok(None),
+    }
+}
+
+/// Builds the next record from the newest one with `change` and appends it, starting over when
+/// another writer took the number first. Returns the new record's number. `change` refusing
+/// leaves everything as it was.
+async fn append<S: RoomStore>(
+    app: &App<S>,
+    id: &str,
+    expires_at: Millis,
+    mut change: impl FnMut(u64, &mut ChatRecord) -> Result<bool, ApiError>,
+) -> Result<u64, ApiError> {
+    for _ in 0..APPEND_ATTEMPTS {
+        let (seq, mut record) = latest(&*app.store, id).await?.unwrap_or_default();
+        record.message = None;
+        let next = seq + 1;
+        if !change(next, &mut record)? {
+            return Ok(seq);
+        }
+        let stored = StoredChat {
+            seq: next,
+            body: record.encode(),
+        };
+        match app.store.chat_append(id, &stored, expires_at).await {
+            Ok(()) => return Ok(next),
+            // Someone else's record took the number: read it and build on it.
+            Err(StoreError::VersionConflict { .. }) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(ApiError::Busy)
+}
+
+/// When a room's chat may go: the room's own expiry, or the longest a room can live past its
+/// last change, whichever is later — so a message never goes before its room (a room's expiry
+/// moves with every change; chat records keep the expiry they were written with). Reads go
+/// through the room, so nothing is ever served after the room is gone.
+fn chat_expiry(room: &AnyRoom, now: Millis) -> Millis {
+    room.expires_at().max(now.saturating_add(PLAYING_TTL_MS))
+}
+
+/// Posts one message for the holder of `token` (a player) or for a spectator (no token: `name`
+/// required). `client` is the spectator's address key for the rate. Returns the message's `seq`.
+pub async fn post<S: RoomStore>(
+    app: &App<S>,
+    id: &str,
+    token: Option<&TokenHash>,
+    client: u64,
+    request: ChatPost,
+) -> Result<u64, ApiError> {
+    // A strongly consistent read: a member kicked a moment ago must not post.
+    let room = room_of(app, id, true).await?;
+    let sender = match (token, request.name) {
+        (Some(token), None) => {
+            let id = member(&room, token)?;
+            let name =
+                with_room!(&room, r => r.member(&id).map(|m| m.name.clone())).unwrap_or_default();
+            Sender::Player { id, name }
+        }
+        (Some(_), Some(_)) => {
+            return Err(ApiError::Malformed(
+                "참가자의 이름은 자리에서 정해져요. name은 관전자만 보내요.".into(),
+            ));
+        }
+        (None, Some(name)) => Sender::Spectator {
+            name: madang_core::room::player_name(&name)?,
+            key: format!("~{client:016x}"),
+        },
+        (None, None) => return Err(ApiError::Unauthorized),
+    };
+    let body = match request.said {
+        Said::Text(text) => ChatBody::text(ChatText::parse(&text)?),
+        Said::Emote(emote) => ChatBody::emote(room.kind(), &emote)?,
+    };
+    body.allowed(with_room!(&room, r => r.chat_setting()))?;
+    let audience = match (&sender, request.to_team) {
+        (Sender::Player { id, .. }, true) => {
+            match with_room!(&room, r => r.chat_viewer(Some(id))) {
+                Viewer::Player {
+                    team: Some(team), ..
+                } => Audience::Team(team),
+                _ => return Err(ChatError::NoTeam.into()),
+            }
+        }
+        (Sender::Player { .. }, false) => Audience::Room,
+        (Sender::Spectator { .. }, true) => return Err(ChatError::NoTeam.into()),
+        (Sender::Spectator { .. }, false) => Audience::Spectators,
+    };
+    let now = app.clock.now();
+    let (from, name, key, spectator) = match sender {
+        Sender::Player { id, name } => (Some(id.clone()), name, id.0, false),
+        Sender::Spectator { name, key } => (None, name, key, true),
+    };
+    append(app, id, chat_expiry(&room, now), |seq, record| {
+        if let Some(player) = &from
+            && record.head.is_muted(player)
+        {
+            return Err(ChatError::Muted.into());
+        }
+        record.head.admit(&key, spectator, now)?;
+        record.message = Some(ChatMessage {
+            seq,
+            at: now,
+            from: from.clone(),
+            name: name.clone(),
+            audience,
+            body: body.clone(),
+        });
+        Ok(true)
+    })
+    .await
+}
+
+/// The messages of a room the caller may see, numbered above `after`, oldest first (at most the
+/// [`KEPT_MESSAGES`] the room keeps), and the number to tag them with: the newest of them, or
+/// `after` when there is none.
+pub async fn read<S: RoomStore>(
+    app: &App<S>,
+    id: &str,
+    token: Option<&TokenHash>,
+    after: u64,
+) -> Result<(Vec<ChatMessage>, u64), ApiError> {
+    // An eventually consistent read of the room is enough to know who is asking (half a unit on
+    // DynamoDB); the chat log itself is read strongly (see madang_infra::dynamo::chat).
+    let room = room_of(app, id, false).await?;
+    let viewer = match token {
+        Some(token) => Some(member(&room, token)?),
+        None => None,
+    };
+    let records = app
+        .store
+        .chat_after(id, after, KEPT_MESSAGES as usize)
+        .await?;
+    let mut messages = Vec::new();
+    for stored in records {
+        let record =
+            ChatRecord::decode(&stored.body).map_err(|e| ApiError::Internal(Box::new(e)))?;
+        if let Some(message) = record.message
+            && may_receive(&room, viewer.as_ref(), &message)
+        {
+            messages.push(message);
+        }
+    }
+    let tag = messages.last().map_or(after, |m| m.seq);
+    Ok((messages, tag))
+}
+
+/// The host mutes (`muted: true`) or unmutes a seated member. Returns who is muted now.
+pub async fn mute<S: RoomStore>(
+    app: &App<S>,
+    id: &str,
+    token: &TokenHash,
+    target: PlayerId,
+    muted: bool,
+) -> Result<Vec<PlayerId>, ApiError> {
+    let room = room_of(app, id, true).await?;
+    let host = member(&room, token)?;
+    if with_room!(&room, r => r.host != host) {
+        return Err(madang_core::room::RoomError::NotHost.into());
+    }
+    if target == host {
+        return Err(ChatError::CannotMuteSelf.into());
+    }
+    if with_room!(&room, r => r.member(&target).is_none()) {
+        return Err(madang_core::room::RoomError::UnknownPlayer.into());
+    }
+    let now = app.clock.now();
+    let mut after = Vec::new();
+    append(app, id, chat_expiry(&room, now), |_, record| {
+        let changed = record.head.set_muted(&target, muted);
+        after.clone_from(&record.head.muted);
+        if changed {
+            // A change of the mutes is a record too: counted against the host's rate, so it
+            // cannot push the room's messages out of the kept window at will.
+            record.head.admit(&host.0, false, now)?;
+        }
+        Ok(changed)
+    })
+    .await?;
+    Ok(after)
+}
+
+/// On AWS the rooms' store is the live channel's wrapper around DynamoDB; chat goes straight to
+/// the DynamoDB store's chat table.
+impl ChatStore for crate::live::aws::LiveStore {
+    async fn chat_latest(&self, room: &str) -> Result<Option<StoredChat>, StoreError> {
+        self.dynamo().chat_latest(room).await
+    }
+
+    async fn chat_append(
+        &self,
+        room: &str,
+        record: &StoredChat,
+        expires_at: Millis,
+    ) -> Result<(), StoreError> {
+        self.dynamo().chat_append(room, record, expires_at).await
+    }
+
+    async fn chat_after(
+        &self,
+        room: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<StoredChat>, StoreError> {
+        self.dynamo().chat_after(room, after, limit).await
+    }
+}

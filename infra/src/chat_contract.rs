@@ -1,0 +1,174 @@
+//! The contract every [`ChatStore`] must keep, as a test suite any adapter runs against a real
+//! instance: `madang_infra::chat_contract::run(Arc::new(store)).await`.
+//!
+//! Each check uses fresh room ids, so the suite can share a database with other tests.
+
+// A test suite: failing loudly is its job.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use madang_core::Millis;
+
+use crate::chat::{ChatStore, KEPT_RECORDS, StoredChat};
+use crate::contract::{fresh_id, sample};
+use crate::store::{RoomStore, StoreError};
+
+/// A time in the future of every test run, so nothing the suite creates has expired.
+const NOW: Millis = 4_000_000_000_000;
+const EXPIRES: Millis = NOW + 86_400_000;
+
+fn record(seq: u64) -> StoredChat {
+    StoredChat {
+        seq,
+        body: format!("record {seq}").into_bytes(),
+    }
+}
+
+/// A room (the embedded store keeps chat only for rooms that exist) with no chat yet.
+async fn room<S: RoomStore>(store: &S, tag: &str) -> String {
+    let id = fresh_id(tag);
+    store.create(&sample(&id, 1, None)).await.expect("create");
+    id
+}
+
+/// Runs every check; panics with the name of the first one that fails.
+pub async fn run<S: RoomStore + ChatStore>(store: Arc<S>) {
+    a_room_without_chat_has_no_records(&*store).await;
+    records_come_back_in_order_after_a_number(&*store).await;
+    an_append_on_a_taken_number_is_a_conflict_and_changes_nothing(&*store).await;
+    racing_appends_on_one_number_have_exactly_one_winner(store.clone()).await;
+    only_the_newest_records_are_kept(&*store).await;
+    chat_never_changes_the_room(&*store).await;
+}
+
+async fn a_room_without_chat_has_no_records<S: RoomStore + ChatStore>(store: &S) {
+    let id = room(store, "chat-empty").await;
+    assert_eq!(
+        store.chat_latest(&id).await.unwrap(),
+        None,
+        "a_room_without_chat_has_no_records"
+    );
+    assert!(store.chat_after(&id, 0, 100).await.unwrap().is_empty());
+}
+
+async fn records_come_back_in_order_after_a_number<S: RoomStore + ChatStore>(store: &S) {
+    let id = room(store, "chat-order").await;
+    for seq in 1..=3 {
+        store.chat_append(&id, &record(seq), EXPIRES).await.unwrap();
+    }
+    let name = "records_come_back_in_order_after_a_number";
+    assert_eq!(
+        store.chat_latest(&id).await.unwrap(),
+        Some(record(3)),
+        "{name}"
+    );
+    assert_eq!(
+        store.chat_after(&id, 0, 100).await.unwrap(),
+        vec![record(1), record(2), record(3)],
+        "{name}"
+    );
+    assert_eq!(
+        store.chat_after(&id, 1, 100).await.unwrap(),
+        vec![record(2), record(3)],
+        "{name}"
+    );
+    // A limit keeps the newest.
+    assert_eq!(
+        store.chat_after(&id, 0, 2).await.unwrap(),
+        vec![record(2), record(3)],
+        "{name}"
+    );
+    assert!(
+        store.chat_after(&id, 3, 100).await.unwrap().is_empty(),
+        "{name}"
+    );
+}
+
+async fn an_append_on_a_taken_number_is_a_conflict_and_changes_nothing<S: RoomStore + ChatStore>(
+    store: &S,
+) {
+    let id = room(store, "chat-taken").await;
+    store.chat_append(&id, &record(1), EXPIRES).await.unwrap();
+    let other = StoredChat {
+        seq: 1,
+        body: b"someone else".to_vec(),
+    };
+    let refused = store.chat_append(&id, &other, EXPIRES).await;
+    assert!(
+        matches!(refused, Err(StoreError::VersionConflict { .. })),
+        "an_append_on_a_taken_number_is_a_conflict_and_changes_nothing: {refused:?}"
+    );
+    assert_eq!(
+        store.chat_after(&id, 0, 100).await.unwrap(),
+        vec![record(1)]
+    );
+}
+
+async fn racing_appends_on_one_number_have_exactly_one_winner<S: RoomStore + ChatStore>(
+    store: Arc<S>,
+) {
+    let id = room(&*store, "chat-race").await;
+    let mut tasks = tokio::task::JoinSet::new();
+    for writer in 0..8u8 {
+        let (store, id) = (store.clone(), id.clone());
+        tasks.spawn(async move {
+            let mine = StoredChat {
+                seq: 1,
+                body: vec![writer],
+            };
+            store
+                .chat_append(&id, &mine, EXPIRES)
+                .await
+                .map(|()| writer)
+        });
+    }
+    let mut winners = Vec::new();
+    while let Some(joined) = tasks.join_next().await {
+        match joined.unwrap() {
+            Ok(writer) => winners.push(writer),
+            Err(StoreError::VersionConflict { .. }) => {}
+            Err(e) => panic!("racing_appends_on_one_number_have_exactly_one_winner: {e}"),
+        }
+    }
+    assert_eq!(
+        winners.len(),
+        1,
+        "racing_appends_on_one_number_have_exactly_one_winner"
+    );
+    let stored = store.chat_after(&id, 0, 100).await.unwrap();
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].body, vec![winners[0]]);
+}
+
+async fn only_the_newest_records_are_kept<S: RoomStore + ChatStore>(store: &S) {
+    let id = room(store, "chat-kept").await;
+    let total = KEPT_RECORDS + 5;
+    for seq in 1..=total {
+        store.chat_append(&id, &record(seq), EXPIRES).await.unwrap();
+    }
+    // Ask for more than are kept, from the very start: only the newest KEPT_RECORDS exist.
+    let kept = store.chat_after(&id, 0, 1_000).await.unwrap();
+    let seqs: Vec<u64> = kept.iter().map(|r| r.seq).collect();
+    let expected: Vec<u64> = (total - KEPT_RECORDS + 1..=total).collect();
+    assert_eq!(seqs, expected, "only_the_newest_records_are_kept");
+    assert_eq!(store.chat_latest(&id).await.unwrap(), Some(record(total)));
+}
+
+async fn chat_never_changes_the_room<S: RoomStore + ChatStore>(store: &S) {
+    let id = room(store, "chat-room").await;
+    let before = store.load(&id, NOW).await.unwrap();
+    store.chat_append(&id, &record(1), EXPIRES).await.unwrap();
+    store.chat_append(&id, &record(2), EXPIRES).await.unwrap();
+    let after = store.load(&id, NOW).await.unwrap();
+    assert_eq!(
+        (after.version, &after.body, after.due, after.expires_at),
+        (before.version, &before.body, before.due, before.expires_at),
+        "chat_never_changes_the_room"
+    );
+    // And a save on the version loaded before the chat still lands: no conflict from chat.
+    store
+        .save_if_version(&sample(&id, 2, None), before.version)
+        .await
+        .expect("chat_never_changes_the_room: the save on the loaded version lands");
+}
