@@ -51,7 +51,7 @@ pub async fn sweep<S: RoomStore>(store: &S, now: Millis, limit: usize) -> SweepR
             Ok(Swept::Fired(n)) => {
                 report.rooms_fired += 1;
                 report.timeouts_fired += n;
-                tracing::info!(room_id = %id, fired = n, "timeouts fired");
+                tracing::info!(room = %crate::api::ids::digest_of(&id), fired = n, "timeouts fired");
             }
             Ok(Swept::Reindexed) => report.reindexed += 1,
             Ok(Swept::Nothing) => {}
@@ -60,7 +60,7 @@ pub async fn sweep<S: RoomStore>(store: &S, now: Millis, limit: usize) -> SweepR
             Err(ApiError::RoomNotFound) => {}
             Err(e) => {
                 report.errors += 1;
-                tracing::warn!(room_id = %id, error = %chain(&e), "sweep of room failed");
+                tracing::warn!(room = %crate::api::ids::digest_of(&id), error = %chain(&e), "sweep of room failed");
             }
         }
     }

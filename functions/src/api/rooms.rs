@@ -5,7 +5,7 @@ use std::time::Duration;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use madang_core::{Millis, PlayerId};
@@ -16,11 +16,12 @@ use serde_json::json;
 use serde_json::value::RawValue;
 
 use super::extract::{Client, bearer, idempotency_key, json_body};
+use super::ids::{RoomId, digest_of};
 use super::requests::{ActionBody, CreateBody, JoinBody, idempotency};
 use crate::app::App;
 use crate::error::ApiError;
 use crate::service::{self, Read};
-use madang_core::room::player_name;
+use madang_core::room::{bar_of, player_name};
 
 /// The body, or why it could not be read (over the size limit → 413).
 fn body_of(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
@@ -41,11 +42,13 @@ fn etag(version: u64) -> HeaderValue {
 /// `POST /rooms`
 pub async fn create<S: RoomStore>(
     State(app): State<App<S>>,
+    client: Client,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
+    app.guard.create(client.0)?;
     let request = json_body::<CreateBody>(&body_of(body)?)?.parse()?;
     let seated = Box::pin(service::create_room(&app, request)).await?;
-    record("room_id", seated.room_id.as_str());
+    record("room", digest_of(&seated.room_id).as_str());
     let body = SeatedBody {
         room_id: Some(&seated.room_id),
         player_id: &seated.player_id,
@@ -78,14 +81,18 @@ struct ActedBody<'a> {
 /// `POST /rooms/{id}/players`
 pub async fn join<S: RoomStore>(
     State(app): State<App<S>>,
-    Path(id): Path<String>,
+    id: RoomId,
     client: Client,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    record("room_id", id.as_str());
+    app.guard.join(client.0)?;
     let request: JoinBody = json_body(&body_of(body)?)?;
     let name = player_name(&request.name)?;
-    let seated = Box::pin(service::join_room(&app, &id, name, client.hash_for(&id))).await?;
+    // A client that held a seat here before sends its token: if that seat was kicked, the
+    // join is refused (the bar is on the seat's token, not on the address).
+    let prior = bearer(&headers)?.map_or(0, |token| bar_of(&token));
+    let seated = Box::pin(service::join_room(&app, id.as_str(), name, prior)).await?;
     let body = SeatedBody {
         room_id: None,
         player_id: &seated.player_id,
@@ -113,11 +120,11 @@ pub struct PollQuery {
 /// else ([`service::read`]).
 pub async fn get<S: RoomStore>(
     State(app): State<App<S>>,
-    Path(id): Path<String>,
+    id: RoomId,
+    client: Client,
     query: Result<Query<PollQuery>, axum::extract::rejection::QueryRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    record("room_id", id.as_str());
     let Query(query) = query.map_err(|e| ApiError::Malformed(e.body_text()))?;
     let token = bearer(&headers)?;
     // The document allows at most 25 seconds; the parser refuses what it refuses.
@@ -131,11 +138,17 @@ pub async fn get<S: RoomStore>(
         )));
     }
     let wait = Duration::from_secs(query.wait.unwrap_or(0).min(app.limits.max_wait_secs));
+    // A read that may be held open takes a slot, decided from the query as decoded above (the
+    // one the read uses): held until the answer is made.
+    let _slot = match query.since {
+        Some(_) if !wait.is_zero() => Some(app.guard.poll(client.0)?),
+        _ => None,
+    };
     let if_none_match = headers.get(header::IF_NONE_MATCH).map(|v| v.as_bytes());
     let tagged = if_none_match.and_then(version_of_tag);
     let read = Box::pin(service::read(
         &app,
-        &id,
+        id.as_str(),
         token.as_ref(),
         query.since,
         tagged,
@@ -186,20 +199,19 @@ fn polled(response: &mut Response, tag: HeaderValue, poll_after: Millis) {
 /// `POST /rooms/{id}/actions`
 pub async fn act<S: RoomStore>(
     State(app): State<App<S>>,
-    Path(id): Path<String>,
+    id: RoomId,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    record("room_id", id.as_str());
     let body = body_of(body)?;
-    let request = json_body::<ActionBody>(&body)?.parse();
+    let request = json_body::<ActionBody>(&body)?.parse()?;
     let token = bearer(&headers)?.ok_or(ApiError::Unauthorized)?;
     let key = idempotency(idempotency_key(&headers)?, &body);
     record("action", request.action.kind.as_str());
     // The service's future holds the room (several KB) across its awaits: on the heap it is
     // written once, instead of copied again by every layer the handler's future passes through
     // (that copying was a tenth of an action's CPU).
-    let acted = Box::pin(service::act(&app, &id, &token, request, key)).await?;
+    let acted = Box::pin(service::act(&app, id.as_str(), &token, request, key)).await?;
     record("version", acted.version);
     let body = ActedBody {
         version: acted.version,
@@ -218,12 +230,20 @@ pub async fn act<S: RoomStore>(
 /// `GET /rooms/{id}/sgf`
 pub async fn sgf<S: RoomStore>(
     State(app): State<App<S>>,
-    Path(id): Path<String>,
+    id: RoomId,
 ) -> Result<Response, ApiError> {
-    record("room_id", id.as_str());
-    let text = service::sgf(&app, &id).await?;
+    let text = service::sgf(&app, id.as_str()).await?;
+    // An attachment: a browser saves the record rather than rendering it in the app's origin.
+    let disposition = HeaderValue::from_str(&format!("attachment; filename=\"madang-{id}.sgf\""))
+        .map_err(|e| ApiError::Internal(Box::new(e)))?;
     Ok((
-        [(header::CONTENT_TYPE, "application/x-go-sgf; charset=utf-8")],
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/x-go-sgf; charset=utf-8"),
+            ),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
         text,
     )
         .into_response())
@@ -253,6 +273,18 @@ pub async fn dev_clock<S: RoomStore>(
         return Ok(not_found().await);
     }
     let request: ClockRequest = json_body(&body_of(body)?)?;
+    // Checked: the whole offset stays within 100 years, so no clock arithmetic nears overflow.
+    if app
+        .clock
+        .offset()
+        .checked_add(request.advance_ms)
+        .is_none_or(|total| total > crate::app::MAX_CLOCK_OFFSET_MS)
+    {
+        return Err(ApiError::Invalid {
+            code: "CLOCK_OUT_OF_RANGE",
+            message: "시계는 모두 합해 100년까지만 앞으로 돌릴 수 있어요.".into(),
+        });
+    }
     let now = app.advance_clock(request.advance_ms).await?;
     Ok(Json(json!({ "now": now })).into_response())
 }

@@ -1,7 +1,7 @@
 //! Taking seats: creating a room (its creator becomes host) and joining one.
 
 use madang_core::baduk::{Baduk, BadukOptions};
-use madang_core::room::{AnyRoom, Room, TokenHash};
+use madang_core::room::{AnyRoom, PlayerName, Room, TokenHash};
 use madang_core::yut::{Yut, YutOptions};
 use madang_core::{Game, GameRng, Millis, PlayerId, with_room};
 use madang_infra::RoomStore;
@@ -24,8 +24,8 @@ pub enum RoomOptions {
 /// `POST /rooms`, parsed.
 #[derive(Clone, Debug)]
 pub struct NewRoom {
-    /// The creator's display name (already checked).
-    pub name: String,
+    /// The creator's display name.
+    pub name: PlayerName,
     /// The game and its options.
     pub options: RoomOptions,
     /// `MADANG_DEV=1` only: seed the room's generator for a reproducible game.
@@ -104,9 +104,10 @@ pub async fn create_room<S: RoomStore>(app: &App<S>, new: NewRoom) -> Result<Sea
     };
     let (token, hash) = new_token()?;
     let id = new_room_id()?;
+    let name = new.name.into_string();
     let (room, host) = match new.options {
-        RoomOptions::Yut(o) => open::<Yut>(id.clone(), new.name, hash, o, rng, now)?,
-        RoomOptions::Baduk(o) => open::<Baduk>(id.clone(), new.name, hash, o, rng, now)?,
+        RoomOptions::Yut(o) => open::<Yut>(id.clone(), name, hash, o, rng, now)?,
+        RoomOptions::Baduk(o) => open::<Baduk>(id.clone(), name, hash, o, rng, now)?,
     };
     let loaded = Loaded::new_room(id.clone(), room, host.clone(), now);
     let saved = transact(
@@ -125,14 +126,15 @@ pub async fn create_room<S: RoomStore>(app: &App<S>, new: NewRoom) -> Result<Sea
     })
 }
 
-/// Takes a new player into a lobby. `client` is the room-salted hash of the joiner's address
-/// (0: unknown): a player kicked from this room cannot join it again from there.
+/// Takes a new player into a lobby. `bar` is [`madang_core::room::bar_of`] the token the
+/// joiner held here before (0: none): a kicked seat's token cannot take another.
 pub async fn join_room<S: RoomStore>(
     app: &App<S>,
     id: &str,
-    name: String,
-    client: u64,
+    name: PlayerName,
+    bar: u64,
 ) -> Result<Seated, ApiError> {
+    let name = name.into_string();
     // Drawn once: a join redone after a conflict seats the same token, and a join whose save
     // landed unconfirmed is recognised by the request id.
     let (token, hash) = new_token()?;
@@ -143,7 +145,7 @@ pub async fn join_room<S: RoomStore>(
         new_request_id()?,
         |loaded, _, now| {
             let player =
-                with_room!(&mut loaded.room, r => r.join_from(name.clone(), hash, client, now))?;
+                with_room!(&mut loaded.room, r => r.join_from(name.clone(), hash, bar, now))?;
             loaded.see(&player, now);
             Ok(player)
         },
