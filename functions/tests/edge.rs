@@ -390,3 +390,284 @@ async fn every_answer_is_nosniff_no_referrer_and_sgf_is_an_attachment() {
         }
     }
 }
+
+/// A test's room and its players, over HTTP.
+struct Play<'a> {
+    http: reqwest::Client,
+    base: &'a str,
+}
+
+impl Play<'_> {
+    async fn post(&self, path: &str, token: Option<&str>, body: Value) -> reqwest::Response {
+        let mut r = self.http.post(format!("{}{path}", self.base)).json(&body);
+        if let Some(t) = token {
+            r = r.bearer_auth(t);
+        }
+        r.send().await.unwrap()
+    }
+
+    async fn join(&self, room: &str, name: &str, token: Option<&str>) -> reqwest::Response {
+        self.post(
+            &format!("/rooms/{room}/players"),
+            token,
+            json!({"name": name}),
+        )
+        .await
+    }
+
+    async fn act(&self, room: &str, token: &str, action: Value) -> reqwest::Response {
+        self.post(
+            &format!("/rooms/{room}/actions"),
+            Some(token),
+            json!({"action": action}),
+        )
+        .await
+    }
+}
+
+/// `호스트` twice in one room, a joiner between letters, a tag character, a Hangul filler
+/// suffix and 30 stacked marks were all accepted.
+#[tokio::test]
+async fn look_alike_and_taken_names_are_refused() {
+    let server = start("names", &[]);
+    let play = Play {
+        http: reqwest::Client::new(),
+        base: &server.base,
+    };
+    let r = play
+        .post("/rooms", None, json!({"game": "yut", "name": "호스트"}))
+        .await;
+    let created: Value = r.json().await.unwrap();
+    let room = created["roomId"].as_str().unwrap();
+    let r = play.join(room, "호스트", None).await;
+    problem(r, StatusCode::UNPROCESSABLE_ENTITY, "NAME_TAKEN").await;
+    let r = play.join(room, "호 스트", None).await;
+    problem(r, StatusCode::UNPROCESSABLE_ENTITY, "NAME_TAKEN").await;
+    let stacked = format!("a{}", "\u{0301}".repeat(30));
+    for name in [
+        "호\u{200D}스트",
+        "호스트\u{E0041}",
+        "호스트\u{3164}",
+        stacked.as_str(),
+    ] {
+        let r = play.join(room, name, None).await;
+        problem(r, StatusCode::UNPROCESSABLE_ENTITY, "INVALID_NAME").await;
+    }
+    let r = play.join(room, "👨\u{200D}👩\u{200D}👧", None).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+}
+
+/// A kick barred the kicked player's address: everyone behind the same NAT was refused, the
+/// kicked player got back in from another network, and in a rematch lobby (salted anew) the bar
+/// was gone. Now it bars the seat's token: another person on the same address joins, the
+/// kicked client (still holding its token) is refused here and in the rematch lobby, and the
+/// host can lift the bar.
+#[tokio::test]
+async fn a_kick_bars_the_seat_not_the_address_and_the_host_can_lift_it() {
+    let server = start("kicks", &[]);
+    let play = Play {
+        http: reqwest::Client::new(),
+        base: &server.base,
+    };
+    let created: Value = play
+        .post("/rooms", None, json!({"game": "baduk", "name": "방장"}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let room = created["roomId"].as_str().unwrap();
+    let host = created["token"].as_str().unwrap();
+    let pest: Value = play.join(room, "훼방꾼", None).await.json().await.unwrap();
+    let pest_token = pest["token"].as_str().unwrap();
+    let r = play
+        .act(
+            room,
+            host,
+            json!({"type": "kick", "playerId": pest["playerId"]}),
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    // The kicked seat's token is refused, for acting and for taking another seat.
+    let r = play.act(room, pest_token, json!({"type": "leave"})).await;
+    problem(r, StatusCode::UNAUTHORIZED, "UNAUTHORIZED").await;
+    let r = play.join(room, "새 이름", Some(pest_token)).await;
+    problem(r, StatusCode::FORBIDDEN, "KICKED").await;
+    // Someone else on the same address (every test client is 127.0.0.1) is welcome.
+    let friend: Value = play.join(room, "친구", None).await.json().await.unwrap();
+    let friend_token = friend["token"].as_str().unwrap();
+    // The game is played out; its rematch lobby keeps the bar.
+    assert_eq!(
+        play.act(room, host, json!({"type": "start"}))
+            .await
+            .status(),
+        StatusCode::OK
+    );
+    assert_eq!(
+        play.act(room, host, json!({"type": "resign"}))
+            .await
+            .status(),
+        StatusCode::OK
+    );
+    let asked: Value = play
+        .act(room, friend_token, json!({"type": "rematch"}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let lobby = asked["room"]["rematchRoomId"].as_str().unwrap().to_owned();
+    let r = play.join(&lobby, "훼방꾼", Some(pest_token)).await;
+    problem(r, StatusCode::FORBIDDEN, "KICKED").await;
+    // The host lifts it (their token carries over to the rematch lobby): the same client is
+    // then refused only because the two seats of 바둑 are taken.
+    let r = play
+        .act(
+            &lobby,
+            host,
+            json!({"type": "unkick", "playerId": pest["playerId"]}),
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::OK, "{:?}", r.text().await);
+    let r = play.join(&lobby, "훼방꾼", Some(pest_token)).await;
+    problem(r, StatusCode::UNPROCESSABLE_ENTITY, "ROOM_FULL").await;
+}
+
+/// `options` was accepted as a positional array, and a key given twice silently kept the last.
+#[tokio::test]
+async fn options_must_be_an_object_and_keys_are_unique() {
+    let server = start("json", &[]);
+    let http = reqwest::Client::new();
+    let post = |body: &'static str| {
+        http.post(format!("{}/rooms", server.base))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+    let r = post(r#"{"game":"baduk","name":"방장","options":[9]}"#)
+        .await
+        .unwrap();
+    problem(r, StatusCode::BAD_REQUEST, "MALFORMED").await;
+    let r = post(r#"{"game":"baduk","name":"방장","name":"다른 이름"}"#)
+        .await
+        .unwrap();
+    problem(r, StatusCode::BAD_REQUEST, "MALFORMED").await;
+    let r = post(r#"{"game":"baduk","name":"방장","options":{"boardSize":9,"boardSize":19}}"#)
+        .await
+        .unwrap();
+    problem(r, StatusCode::BAD_REQUEST, "MALFORMED").await;
+    let created: Value = post(r#"{"game":"yut","name":"방장"}"#)
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let r = http
+        .post(format!(
+            "{}/rooms/{}/actions",
+            server.base,
+            created["roomId"].as_str().unwrap()
+        ))
+        .bearer_auth(created["token"].as_str().unwrap())
+        .json(&json!({"action": {"type": "setOptions", "options": [4]}}))
+        .send()
+        .await
+        .unwrap();
+    problem(r, StatusCode::BAD_REQUEST, "MALFORMED").await;
+}
+
+/// A join retried after its answer was lost (the JS client retried on 503) took a second,
+/// ghost seat. With an `Idempotency-Key` the retry gets the first seat and token.
+#[tokio::test]
+async fn a_keyed_join_retried_takes_one_seat() {
+    let server = start("join-key", &[]);
+    let http = reqwest::Client::new();
+    let created = create(&http, &server.base, "yut").await;
+    let room = created["roomId"].as_str().unwrap();
+    let join = || {
+        http.post(format!("{}/rooms/{room}/players", server.base))
+            .header("idempotency-key", "0123456789abcdef0123456789abcdef")
+            .json(&json!({"name": "손님"}))
+            .send()
+    };
+    let first = join().await.unwrap();
+    assert_eq!(first.status(), StatusCode::CREATED);
+    let first: Value = first.json().await.unwrap();
+    let again = join().await.unwrap();
+    assert_eq!(again.status(), StatusCode::CREATED);
+    assert_eq!(again.headers()["idempotent-replayed"], "true");
+    let again: Value = again.json().await.unwrap();
+    assert_eq!(again["playerId"], first["playerId"]);
+    assert_eq!(again["token"], first["token"]);
+    assert_eq!(again["room"]["players"].as_array().unwrap().len(), 2);
+    // A key too short to stand in for a token's randomness is refused.
+    let r = http
+        .post(format!("{}/rooms/{room}/players", server.base))
+        .header("idempotency-key", "1")
+        .json(&json!({"name": "셋째"}))
+        .send()
+        .await
+        .unwrap();
+    problem(r, StatusCode::BAD_REQUEST, "MALFORMED").await;
+}
+
+/// Logs at `RUST_LOG=trace` carry neither a token nor a room id (only its digest).
+#[tokio::test]
+async fn trace_logs_carry_no_token_and_no_room_id() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let data = std::env::temp_dir().join(format!("madang-edge-trace-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    let log = data.with_extension("log");
+    let bin = std::env::var("MADANG_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_madang").into());
+    let mut child = Command::new(bin)
+        .env("MADANG_ADDR", "127.0.0.1:0")
+        .env("MADANG_DATA", &data)
+        .env("RUST_LOG", "trace")
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    // The log lines share stdout with the line that names the address.
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut logged = String::new();
+    let base = loop {
+        let mut line = String::new();
+        assert!(out.read_line(&mut line).unwrap() > 0, "{logged}");
+        if let Some(base) = line.trim().strip_prefix("madang listening on ") {
+            break base.to_owned();
+        }
+        logged.push_str(&line);
+    };
+    let rest = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut out, &mut text);
+        text
+    });
+    let http = reqwest::Client::new();
+    let created = create(&http, &base, "yut").await;
+    let room = created["roomId"].as_str().unwrap();
+    let token = created["token"].as_str().unwrap();
+    let r = http
+        .get(format!("{base}/rooms/{room}"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let r = http
+        .post(format!("{base}/rooms/{room}/actions"))
+        .bearer_auth(token)
+        .json(&json!({"action": {"type": "leave"}}))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success() || r.status().is_client_error());
+    let _ = child.kill();
+    let _ = child.wait();
+    let text = logged + &rest.join().unwrap() + &std::fs::read_to_string(&log).unwrap();
+    let _ = std::fs::remove_dir_all(&data);
+    let _ = std::fs::remove_file(&log);
+    assert!(text.contains("done"), "no request lines at all: {text}");
+    assert!(!text.contains(token), "a token in the log");
+    assert!(!text.contains(room), "a room id in the log");
+}

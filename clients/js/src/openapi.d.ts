@@ -295,12 +295,15 @@ export interface paths {
         put?: never;
         /**
          * Join a lobby seat
-         * @description A client that held a seat in this room before sends its token: a seat the host kicked cannot take another (403 KICKED).
+         * @description A client that held a seat in this room before sends its token: a seat the host kicked cannot take another (403 KICKED). With an Idempotency-Key (32 characters or more of the client's own randomness) a retried join gets the seat, and the token, of its first attempt (Idempotent-Replayed: true).
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description A retry with the same key takes the same seat */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description 22 characters of URL-safe base64; anything else is 404 ROOM_NOT_FOUND */
                     id: components["parameters"]["RoomId"];

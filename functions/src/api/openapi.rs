@@ -501,8 +501,8 @@ fn operation(method: &str, path: &str) -> Option<Value> {
         }
         ("post", "/rooms/{id}/players") => json!({
             "summary": "Join a lobby seat",
-            "parameters": [room_id],
-            "description": "A client that held a seat in this room before sends its token: a seat the host kicked cannot take another (403 KICKED).",
+            "parameters": [room_id, {"name": "Idempotency-Key", "in": "header", "schema": {"type": "string", "minLength": 32, "maxLength": 255}, "description": "A retry with the same key takes the same seat"}],
+            "description": "A client that held a seat in this room before sends its token: a seat the host kicked cannot take another (403 KICKED). With an Idempotency-Key (32 characters or more of the client's own randomness) a retried join gets the seat, and the token, of its first attempt (Idempotent-Replayed: true).",
             "security": [{}, {"bearer": []}],
             "requestBody": body("JoinRoom"),
             "responses": with_problems(ok("201", "Joined", one_of_games("YutSeated", "BadukSeated")), &[400, 403, 404, 408, 409, 413, 415, 422, 429, 431, 503]),

@@ -92,14 +92,22 @@ pub async fn join<S: RoomStore>(
     // A client that held a seat here before sends its token: if that seat was kicked, the
     // join is refused (the bar is on the seat's token, not on the address).
     let prior = bearer(&headers)?.map_or(0, |token| bar_of(&token));
-    let seated = Box::pin(service::join_room(&app, id.as_str(), name, prior)).await?;
+    let key = idempotency_key(&headers)?;
+    let (seated, replayed) =
+        Box::pin(service::join_room(&app, id.as_str(), name, prior, key)).await?;
     let body = SeatedBody {
         room_id: None,
         player_id: &seated.player_id,
         token: &seated.token,
         room: &seated.room,
     };
-    Ok((StatusCode::CREATED, Json(body)).into_response())
+    let mut response = (StatusCode::CREATED, Json(body)).into_response();
+    if replayed {
+        response
+            .headers_mut()
+            .insert("idempotent-replayed", HeaderValue::from_static("true"));
+    }
+    Ok(response)
 }
 
 /// Long-poll parameters of `GET /rooms/{id}`.
