@@ -100,6 +100,8 @@ pub struct App<S> {
     /// The counters behind the limits (shared by every clone of the app, so by every request
     /// of one router).
     pub guard: Arc<crate::limits::Guard>,
+    /// The live channel: `liveUrl`, and the local sockets' counters ([`crate::live`]).
+    pub live: Arc<crate::live::Live>,
 }
 
 impl<S> Clone for App<S> {
@@ -110,6 +112,7 @@ impl<S> Clone for App<S> {
             dev: self.dev,
             limits: self.limits,
             guard: self.guard.clone(),
+            live: self.live.clone(),
         }
     }
 }
@@ -123,7 +126,14 @@ impl<S> App<S> {
             dev: false,
             limits: Limits::default(),
             guard: Arc::new(crate::limits::Guard::new(Limits::default())),
+            live: Arc::default(),
         }
+    }
+
+    /// Sets what `liveUrl` says and the local live sockets' bounds.
+    pub fn with_live(mut self, live: crate::live::Live) -> Self {
+        self.live = Arc::new(live);
+        self
     }
 
     /// Turns `MADANG_DEV=1` test support on or off.

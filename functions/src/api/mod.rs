@@ -25,6 +25,7 @@ use tracing::Instrument;
 use crate::app::App;
 use crate::error::ApiError;
 use crate::limits::Guard;
+use crate::live::local as live;
 pub use extract::{Client, MAX_BODY_BYTES};
 pub use ids::RoomId;
 pub use openapi::openapi_document;
@@ -52,6 +53,7 @@ routes! {
     get "/openapi.json" => openapi::document,
     get "/healthz" => rooms::healthz,
     post "/dev/clock" => rooms::dev_clock,
+    get "/live" => live::socket,
     get "/" => web::index,
     get "/r/{id}" => web::room,
     get "/app/{file}" => web::asset,
@@ -72,7 +74,7 @@ pub fn router<S: RoomStore>(app: App<S>) -> Router {
 
 /// What every request passes through, in one layer (each `from_fn` layer boxes a clone of the
 /// inner router and its future per request, about 1.5 % of a `/healthz` each in a profile):
-/// its tracing span (handlers fill in `room_id`, `action` and `version` as they learn them; it
+/// its tracing span (handlers fill in `room`, `action` and `version` as they learn them; it
 /// closes with the status and the latency), the checks of the request's head
 /// ([`Guard::admit_head`]; the per-route limits are taken in the handlers, from the typed
 /// request), errors made problem+json ([`problems_only`]), and the headers every answer
@@ -81,16 +83,17 @@ pub fn router<S: RoomStore>(app: App<S>) -> Router {
 /// The span names the route, not the path: a path holds a room id, and logs carry only its
 /// digest (`room`, recorded by the [`RoomId`] extractor).
 async fn edge(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
-    let route = redacted(request.uri().path());
+    let shown = redacted(request.uri().path());
     let span = tracing::info_span!(
         "request",
         method = %request.method(),
-        route = %route,
+        route = %shown,
         room = tracing::field::Empty,
         action = tracing::field::Empty,
         version = tracing::field::Empty,
     );
     let started = Instant::now();
+    let route = crate::metrics::RouteClass::of(request.method(), request.uri().path());
     let response = async {
         match guard.admit_head(&request) {
             Ok(()) => problems_only(next.run(request).await),
@@ -103,6 +106,7 @@ async fn edge(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> 
     hardened(response.headers_mut());
     let latency_us = started.elapsed().as_micros() as u64;
     span.in_scope(|| tracing::info!(status = response.status().as_u16(), latency_us, "done"));
+    crate::metrics::request_done(route, response.status());
     response
 }
 
