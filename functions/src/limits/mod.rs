@@ -3,7 +3,7 @@
 //! JSON and may not be declared over the limit.
 //!
 //! One concept per file:
-//! - [`env`]: the `MADANG_LIMIT_*` settings.
+//! - [`mod@env`]: the `MADANG_LIMIT_*` settings.
 //! - [`client`]: who is asking — the socket's peer, or the right-most untrusted
 //!   `X-Forwarded-For` hop behind `MADANG_TRUSTED_PROXIES`, or API Gateway's `sourceIp`.
 //! - [`rate`]: per-client budgets (GCRA).
