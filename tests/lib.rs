@@ -114,6 +114,7 @@ async fn serve<S: RoomStore>(app: App<S>) -> TestApp {
     let config = ServeConfig {
         // The 64-client races open more connections at once than a phone ever would.
         max_connections: 4_096,
+        max_connections_per_client: 4_096,
         ..ServeConfig::default()
     };
     tokio::spawn(async move {

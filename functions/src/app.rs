@@ -21,12 +21,18 @@ impl Clock {
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_millis() as Millis)
             .unwrap_or(0);
-        system + self.offset_ms.load(Ordering::Relaxed)
+        system.saturating_add(self.offset_ms.load(Ordering::Relaxed))
     }
 
     /// Moves the clock forward by `ms`; returns the new time.
     pub fn advance(&self, ms: Millis) -> Millis {
-        self.offset_ms.fetch_add(ms, Ordering::Relaxed);
+        // Saturating, never wrapping: the handler bounds each move ([`MAX_CLOCK_OFFSET_MS`]),
+        // and a clock that wrapped would run every deadline backwards.
+        let _ = self
+            .offset_ms
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |o| {
+                Some(o.saturating_add(ms))
+            });
         self.now()
     }
 
@@ -42,6 +48,10 @@ impl Clock {
         self.offset_ms.fetch_max(ms, Ordering::Relaxed);
     }
 }
+
+/// The furthest the dev clock may be moved ahead of the system clock, in all: 100 years.
+/// `POST /dev/clock` refuses a move past it (422), so clock arithmetic never nears `u64::MAX`.
+pub const MAX_CLOCK_OFFSET_MS: Millis = 100 * 365 * 24 * 3_600_000;
 
 /// Limits of the deployment the router runs in. The defaults are safe for a public deployment;
 /// [`Limits::with_env`] reads the `MADANG_LIMIT_*` overrides (README, "Configuration") and
@@ -87,6 +97,9 @@ pub struct App<S> {
     pub dev: bool,
     /// Deployment limits.
     pub limits: Limits,
+    /// The counters behind the limits (shared by every clone of the app, so by every request
+    /// of one router).
+    pub guard: Arc<crate::limits::Guard>,
     /// The live channel: `liveUrl`, and the local sockets' counters ([`crate::live`]).
     pub live: Arc<crate::live::Live>,
 }
@@ -98,6 +111,7 @@ impl<S> Clone for App<S> {
             clock: self.clock.clone(),
             dev: self.dev,
             limits: self.limits,
+            guard: self.guard.clone(),
             live: self.live.clone(),
         }
     }
@@ -111,6 +125,7 @@ impl<S> App<S> {
             clock: Arc::new(Clock::default()),
             dev: false,
             limits: Limits::default(),
+            guard: Arc::new(crate::limits::Guard::new(Limits::default())),
             live: Arc::default(),
         }
     }
@@ -130,6 +145,7 @@ impl<S> App<S> {
     /// Sets the deployment limits.
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self.guard = Arc::new(crate::limits::Guard::new(limits));
         self
     }
 }

@@ -8,16 +8,25 @@
 //! - **Connections** are capped at [`ServeConfig::max_connections`]: past it the loop stops
 //!   accepting and new connections wait in the kernel's backlog, so the process never runs out
 //!   of descriptors (keep the cap below `ulimit -n`, less a few dozen for the database).
+//! - **Connections per address** are capped at [`ServeConfig::max_connections_per_client`]: one
+//!   more from the same address (IPv6 per /64) is answered 429 problem+json and closed at once,
+//!   so one client cannot take every connection and keep everyone else in the backlog. A
+//!   trusted proxy ([`ServeConfig::trusted_proxies`]) is many clients and is not capped.
+//! - **Client address**: the peer, or behind `MADANG_TRUSTED_PROXIES` the right-most untrusted
+//!   `X-Forwarded-For` hop ([`TrustedProxies::client`]), resolved once into [`ClientAddr`].
+//! - **Bodies** must arrive whole within [`ServeConfig::body_timeout`] (408 otherwise), and a
+//!   body declared over [`MAX_BODY_BYTES`] is answered 413 before a byte of it is read.
 //! - **Header read and idle**: a connection must deliver a whole header block within
 //!   [`ServeConfig::header_timeout`] of opening or of its previous answer (hyper's header-read
 //!   timer runs while a keep-alive connection waits for its next request, so it is the idle
 //!   timeout too); otherwise it is closed.
 //! - **Requests** that take longer than [`ServeConfig::request_timeout`] (a body trickled in
 //!   byte by byte) are answered 408.
-//! - **Header size**: hyper refuses a header block over [`ServeConfig::header_buffer`] bytes
-//!   with a bare 431 before the router sees it; below that the router's own limit
-//!   ([`crate::app::Limits::max_header_bytes`]) answers 431 as problem+json. The buffer is set
-//!   well above the limit so that the problem+json answer is the one clients see.
+//! - **Header size and count**: hyper refuses a header block over [`ServeConfig::header_buffer`]
+//!   bytes or [`HYPER_MAX_HEADERS`] lines with a bare 431 before the router sees it; below that
+//!   the router's own limits ([`crate::app::Limits::max_header_bytes`],
+//!   [`crate::limits::MAX_HEADERS`]) answer 431 as problem+json. hyper's bounds are set well
+//!   above the router's so that the problem+json answer is the one clients see.
 //! - **Shutdown**: when `shutdown` resolves the listener closes, idle connections close, and
 //!   requests in flight get up to [`ServeConfig::drain_timeout`] to finish.
 //! - **Upgrades** (`GET /live`'s WebSocket): a connection that upgrades leaves hyper, and its
@@ -25,8 +34,10 @@
 //!   ([`crate::live`]). (hyper-util's `GracefulShutdown` cannot watch an upgradeable
 //!   connection, so the drain counts the permits instead.)
 
+use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Arc;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Router;
@@ -35,17 +46,32 @@ use axum::extract::ConnectInfo;
 use axum::response::IntoResponse;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
 use tower::ServiceExt;
 
+use crate::api::MAX_BODY_BYTES;
 use crate::error::ApiError;
+use crate::limits::client::key_of;
+use crate::limits::{ClientAddr, TrustedProxies};
+
+/// The header lines hyper parses before it refuses with its own bare 431: well above
+/// [`crate::limits::MAX_HEADERS`], so the router's problem+json refusal is the one clients see.
+/// (hyper allocates a parse buffer of this many slots per request beyond its default 100.)
+pub const HYPER_MAX_HEADERS: usize = 256;
 
 /// Connection-level bounds of [`serve`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServeConfig {
     /// Connections open at once; more wait in the listen backlog.
     pub max_connections: usize,
+    /// Connections one address (IPv6 per /64) may hold open at once; one more is refused 429.
+    pub max_connections_per_client: usize,
+    /// Time for a request's whole body to arrive, from its head.
+    pub body_timeout: Duration,
+    /// Proxies whose `X-Forwarded-For` names the client (`MADANG_TRUSTED_PROXIES`).
+    pub trusted_proxies: TrustedProxies,
     /// Time to deliver a whole header block, from connecting or from the previous answer.
     pub header_timeout: Duration,
     /// Longest a request may take, body and handling included (above the longest long-poll).
@@ -60,6 +86,9 @@ impl Default for ServeConfig {
     fn default() -> Self {
         ServeConfig {
             max_connections: 512,
+            max_connections_per_client: 64,
+            body_timeout: Duration::from_secs(10),
+            trusted_proxies: TrustedProxies::default(),
             header_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(40),
             header_buffer: 64 * 1024,
@@ -69,10 +98,23 @@ impl Default for ServeConfig {
 }
 
 impl ServeConfig {
-    /// The defaults, with `MADANG_MAX_CONNECTIONS` and `MADANG_HEADER_TIMEOUT_MS` taken when
-    /// set. A value that does not parse is an error.
+    /// The defaults, with `MADANG_MAX_CONNECTIONS`, `MADANG_MAX_CONNECTIONS_PER_CLIENT`,
+    /// `MADANG_HEADER_TIMEOUT_MS`, `MADANG_BODY_TIMEOUT_MS` and `MADANG_TRUSTED_PROXIES` taken
+    /// when set. A value that does not parse is an error.
     pub fn with_env(self) -> Result<Self, String> {
         let mut config = self;
+        config.trusted_proxies = TrustedProxies::from_env()?;
+        if let Ok(v) = std::env::var("MADANG_MAX_CONNECTIONS_PER_CLIENT") {
+            config.max_connections_per_client = v.trim().parse().ok().filter(|n| *n > 0).ok_or(
+                format!("MADANG_MAX_CONNECTIONS_PER_CLIENT={v} is not a positive number"),
+            )?;
+        }
+        if let Ok(v) = std::env::var("MADANG_BODY_TIMEOUT_MS") {
+            let ms: u64 = v.trim().parse().ok().filter(|n| *n > 0).ok_or(format!(
+                "MADANG_BODY_TIMEOUT_MS={v} is not a positive number"
+            ))?;
+            config.body_timeout = Duration::from_millis(ms);
+        }
         if let Ok(v) = std::env::var("MADANG_MAX_CONNECTIONS") {
             config.max_connections = v.trim().parse().ok().filter(|n| *n > 0).ok_or(format!(
                 "MADANG_MAX_CONNECTIONS={v} is not a positive number"
@@ -98,12 +140,15 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send,
 ) -> std::io::Result<()> {
     let permits = Arc::new(Semaphore::new(config.max_connections));
+    let per_client = Arc::new(PerClient::default());
+    let trusted = Arc::new(config.trusted_proxies.clone());
     // Tells every open connection to finish its request in flight and close.
     let (stop, stopping) = watch::channel(false);
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(config.header_timeout)
         .max_buf_size(config.header_buffer.max(8192))
+        .max_headers(HYPER_MAX_HEADERS)
         .keep_alive(true);
     tokio::pin!(shutdown);
     loop {
@@ -128,13 +173,35 @@ pub async fn serve(
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
+        // A trusted proxy carries many clients: it is not capped per address.
+        let held = if trusted.trusts(peer.ip()) {
+            None
+        } else {
+            match per_client.hold(key_of(peer.ip()), config.max_connections_per_client) {
+                Some(held) => Some(held),
+                None => {
+                    tokio::spawn(refuse(stream, permit));
+                    continue;
+                }
+            }
+        };
         let router = router.clone();
+        let trusted = trusted.clone();
         let request_timeout = config.request_timeout;
+        let body_timeout = config.body_timeout;
         let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
             request.extensions_mut().insert(ConnectInfo(peer));
-            let answer = router.clone().oneshot(request.map(Body::new));
+            if !trusted.is_empty() {
+                let client = trusted.client(peer.ip(), request.headers());
+                request.extensions_mut().insert(ClientAddr(client));
+            }
+            let router = router.clone();
             async move {
-                match tokio::time::timeout(request_timeout, answer).await {
+                let request = match whole_body(request.map(Body::new), body_timeout).await {
+                    Ok(request) => request,
+                    Err(refused) => return Ok(refused.into_response()),
+                };
+                match tokio::time::timeout(request_timeout, router.oneshot(request)).await {
                     Ok(answered) => answered,
                     Err(_) => Ok(ApiError::Timeout.into_response()),
                 }
@@ -154,6 +221,7 @@ pub async fn serve(
                     let _ = connection.await;
                 }
             }
+            drop(held);
             drop(permit);
         });
     }
@@ -169,6 +237,127 @@ pub async fn serve(
         tracing::warn!("connections still open after the drain timeout; closing them");
     }
     Ok(())
+}
+
+/// A request with its body read whole within `deadline` (a body trickled in byte by byte holds
+/// a connection no longer than that), or the refusal: 413 at once for a body declared over
+/// [`MAX_BODY_BYTES`] (nothing of it is read) or one that turns out over it, 408 for one that
+/// did not arrive in time. A request without a body passes untouched.
+async fn whole_body(
+    request: axum::extract::Request,
+    deadline: Duration,
+) -> Result<axum::extract::Request, ApiError> {
+    use axum::body::HttpBody;
+    if request.body().is_end_stream() {
+        return Ok(request);
+    }
+    let declared = request
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY_BYTES as u64) {
+        return Err(ApiError::TooLarge);
+    }
+    let (parts, body) = request.into_parts();
+    // One byte over the limit is enough to refuse: the body is never buffered beyond it.
+    match tokio::time::timeout(deadline, axum::body::to_bytes(body, MAX_BODY_BYTES)).await {
+        Err(_) => Err(ApiError::Timeout),
+        Ok(Err(e)) => {
+            let too_large = std::error::Error::source(&e)
+                .is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
+            Err(if too_large {
+                ApiError::TooLarge
+            } else {
+                ApiError::Malformed("요청 본문을 끝까지 읽을 수 없어요.".into())
+            })
+        }
+        Ok(Ok(bytes)) => Ok(axum::extract::Request::from_parts(parts, Body::from(bytes))),
+    }
+}
+
+/// Open connections per client address.
+#[derive(Debug, Default)]
+struct PerClient(Mutex<HashMap<IpAddr, usize>>);
+
+/// One open connection of an address; its count drops with it.
+struct Held {
+    table: Arc<PerClient>,
+    key: IpAddr,
+}
+
+impl PerClient {
+    /// One more connection for `key`, if it holds fewer than `cap`.
+    fn hold(self: &Arc<Self>, key: IpAddr, cap: usize) -> Option<Held> {
+        let mut open = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let n = open.entry(key).or_insert(0);
+        if *n >= cap {
+            return None;
+        }
+        *n += 1;
+        Some(Held {
+            table: self.clone(),
+            key,
+        })
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut open = self.table.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = open.get_mut(&self.key) {
+            *n -= 1;
+            // Only addresses with an open connection stay: the map is bounded by the cap.
+            if *n == 0 {
+                open.remove(&self.key);
+            }
+        }
+    }
+}
+
+/// Answers a connection over its address's cap with 429 problem+json and closes it: the
+/// request's head is read first (a second and 16 KB at most; a client that writes its request
+/// and then reads must find an answer to it), its body never.
+async fn refuse(mut stream: tokio::net::TcpStream, permit: tokio::sync::OwnedSemaphorePermit) {
+    let body = serde_json::json!({
+        "type": "about:blank",
+        "title": "Too Many Requests",
+        "status": 429,
+        "code": "TOO_MANY_CONNECTIONS",
+        "detail": "이 주소에서 연결이 너무 많아요. 잠시 뒤에 다시 해 주세요.",
+    })
+    .to_string();
+    let head = format!(
+        "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/problem+json\r\n\
+         content-length: {}\r\nretry-after: 1\r\nx-content-type-options: nosniff\r\n\
+         connection: close\r\n\r\n",
+        body.len()
+    );
+    // Then the request is read and dropped until the peer is done (a second at most): closing
+    // with unread bytes would reset the connection, and the peer might never see the answer.
+    let write = async {
+        let mut seen = Vec::new();
+        let mut chunk = [0u8; 4096];
+        let read_head = async {
+            while !seen.windows(4).any(|w| w == b"\r\n\r\n") && seen.len() < 16 * 1024 {
+                let n = tokio::io::AsyncReadExt::read(&mut stream, &mut chunk).await?;
+                if n == 0 {
+                    break;
+                }
+                seen.extend_from_slice(&chunk[..n]);
+            }
+            Ok::<(), std::io::Error>(())
+        };
+        let _ = tokio::time::timeout(Duration::from_secs(1), read_head).await;
+        stream.write_all(head.as_bytes()).await?;
+        stream.write_all(body.as_bytes()).await?;
+        stream.shutdown().await?;
+        let mut sink = [0u8; 4096];
+        while tokio::io::AsyncReadExt::read(&mut stream, &mut sink).await? > 0 {}
+        Ok::<(), std::io::Error>(())
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(1), write).await;
+    drop(permit);
 }
 
 /// Resolves on Ctrl-C or, on Unix, SIGTERM (what `docker stop`, systemd and `kill` send).

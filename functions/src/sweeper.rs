@@ -71,7 +71,7 @@ async fn sweep_rooms<S: RoomStore>(
                 *lag = (*lag).max(now.saturating_sub(overdue_since.unwrap_or(now)));
                 report.rooms_fired += 1;
                 report.timeouts_fired += n;
-                tracing::info!(room_id = %id, fired = n, "timeouts fired");
+                tracing::info!(room = %crate::api::ids::digest_of(&id), fired = n, "timeouts fired");
             }
             Ok(Swept::Reindexed) => report.reindexed += 1,
             Ok(Swept::Nothing) => {}
@@ -80,7 +80,7 @@ async fn sweep_rooms<S: RoomStore>(
             Err(ApiError::RoomNotFound) => {}
             Err(e) => {
                 report.errors += 1;
-                tracing::warn!(room_id = %id, error = %chain(&e), "sweep of room failed");
+                tracing::warn!(room = %crate::api::ids::digest_of(&id), error = %chain(&e), "sweep of room failed");
             }
         }
     }

@@ -1,5 +1,12 @@
-//! Tracing setup: structured fields (`room_id`, `action`, `version`, `latency_us`) on every
-//! request span; JSON lines on Lambda (CloudWatch parses them), readable lines locally.
+//! Tracing setup: structured fields (`room`, a digest of the room id; `action`, `version`,
+//! `latency_us`) on every request span; JSON lines on Lambda (CloudWatch parses them), readable
+//! lines locally.
+//!
+//! No token reaches a log at any level: our own lines never carry one (the span names the route
+//! and a room digest, never a header), and the libraries that would print whole requests or
+//! events at `debug`/`trace` — the Lambda runtime (the raw event, `Authorization` included),
+//! hyper, the AWS SDK's HTTP and signing layers — are held at `info` whatever `RUST_LOG` says
+//! ([`QUIET`]).
 //!
 //! On Lambda every JSON line of an invocation starts with its `requestId` (as Lambda's own
 //! JSON log format writes it): Lambda leaves a custom runtime's lines as they are, so the
@@ -22,6 +29,40 @@ pub enum LogFormat {
     Json,
     /// Human-readable (local server).
     Pretty,
+}
+
+/// Targets held at `info` at most, whatever `RUST_LOG` asks: below it they print raw events,
+/// request headers or signing material.
+pub const QUIET: &[&str] = &[
+    "lambda_runtime",
+    "lambda_runtime_api_client",
+    "lambda_http",
+    "aws_lambda_events",
+    "hyper",
+    "hyper_util",
+    "h2",
+    "reqwest",
+    "aws_smithy_runtime",
+    "aws_smithy_runtime_api",
+    "aws_smithy_http_client",
+    "aws_smithy_http",
+    "aws_sigv4",
+    "aws_config",
+    "aws_sdk_dynamodb",
+    "rustls",
+    "tower",
+    "axum",
+];
+
+/// The filter: `RUST_LOG` (default `info`), with every [`QUIET`] target capped at `info`.
+pub fn filter() -> EnvFilter {
+    let mut filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    for target in QUIET {
+        if let Ok(directive) = format!("{target}=info").parse() {
+            filter = filter.add_directive(directive);
+        }
+    }
+    filter
 }
 
 /// The Lambda request id of the invocation being served, if any.
@@ -69,9 +110,10 @@ where
     }
 }
 
-/// Installs the global subscriber. `RUST_LOG` overrides the default level (`info`).
+/// Installs the global subscriber. `RUST_LOG` overrides the default level (`info`), except for
+/// the [`QUIET`] targets.
 pub fn init(format: LogFormat) {
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = filter();
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false);

@@ -392,7 +392,10 @@ async fn every_error_class_answers_problem_json() {
     let r = http.delete(format!("{b}/rooms")).send().await.unwrap();
     assert_eq!(r.headers()["allow"], "POST");
     problem(r, StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED").await;
+    // A path that does not decode is no room id: a room that does not exist (issue 18).
     let r = http.get(format!("{b}/rooms/%FF")).send().await.unwrap();
+    problem(r, StatusCode::NOT_FOUND, "ROOM_NOT_FOUND").await;
+    let r = http.get(format!("{b}/app/%FF")).send().await.unwrap();
     problem(r, StatusCode::BAD_REQUEST, "MALFORMED").await;
     let r = http
         .get(format!("{b}/rooms/nosuchroom"))

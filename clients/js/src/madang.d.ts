@@ -128,7 +128,11 @@ export declare class MadangClient {
   ): Promise<Response>;
   games(kind: 'yut' | 'baduk' | string, options?: { signal?: AbortSignal }): Promise<GameSchema>;
   createRoom(body: CreateRoom, options?: { signal?: AbortSignal }): Promise<Seated>;
-  joinRoom(roomId: string, name: string, options?: { signal?: AbortSignal }): Promise<Seated>;
+  joinRoom(
+    roomId: string,
+    name: string,
+    options?: { signal?: AbortSignal; token?: string; idempotencyKey?: string },
+  ): Promise<Seated>;
   getRoom(roomId: string, options?: GetRoomOptions): Promise<Room | null>;
   act(roomId: string, token: string | null, action: Action, options?: ActOptions): Promise<Acted>;
   sgf(roomId: string, options?: { signal?: AbortSignal }): Promise<string>;

@@ -148,9 +148,11 @@ export class MadangClient {
   }
 
   /**
-   * One request with the retries every client needs: 429/502/503/504 are retried after
-   * `Retry-After` (or the backoff); a network failure is retried only when `replayable` (a GET,
-   * or an action carrying an Idempotency-Key, which the server answers once).
+   * One request with the retries every client needs: a 429 (refused, nothing done) is retried
+   * after `Retry-After` (or the backoff); 502/503/504 and network failures only when
+   * `replayable` (a GET, or a request carrying an Idempotency-Key, which the server answers
+   * once) — a create or an unkeyed join that landed before its answer was lost must not be
+   * sent twice.
    */
   async request(method, path, { body, token, headers = {}, signal, replayable, waitSec = 0 } = {}) {
     const allHeaders = { accept: 'application/json, application/problem+json', ...headers };
@@ -185,7 +187,8 @@ export class MadangClient {
         );
       }
       limit.done();
-      if (RETRYABLE.has(response.status) && attempt < this.retries) {
+      const retry = response.status === 429 || (replayable && RETRYABLE.has(response.status));
+      if (retry && attempt < this.retries) {
         const after = retryAfterMs(response.headers.get('retry-after'));
         await response.body?.cancel().catch(() => {});
         await sleep(Math.min(this.maxBackoffMs, after ?? this.backoff(attempt)), signal);
@@ -211,11 +214,19 @@ export class MadangClient {
     return this.#json('POST', '/rooms', { body, signal });
   }
 
-  /** `POST /rooms/{id}/players`: takes a lobby seat. */
-  joinRoom(roomId, name, { signal } = {}) {
+  /**
+   * `POST /rooms/{id}/players`: takes a lobby seat. The join carries an `Idempotency-Key` (a
+   * fresh one unless given), reused on each retry: a join whose answer was lost gets the seat it
+   * took, never a second one. `token`: the seat this client held in the room before, if any (a
+   * kicked seat cannot take another).
+   */
+  joinRoom(roomId, name, { signal, token, idempotencyKey } = {}) {
     return this.#json('POST', `/rooms/${encodeURIComponent(roomId)}/players`, {
       body: { name },
+      token,
+      headers: { 'idempotency-key': idempotencyKey ?? newIdempotencyKey() },
       signal,
+      replayable: true,
     });
   }
 

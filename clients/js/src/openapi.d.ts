@@ -92,7 +92,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NAME_TAKEN" | "CLOCK_OUT_OF_RANGE" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -104,7 +104,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
+                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "TOO_MANY_CONNECTIONS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
                         };
                     };
                 };
@@ -161,6 +161,7 @@ export interface paths {
                     "If-None-Match"?: string;
                 };
                 path: {
+                    /** @description 22 characters of URL-safe base64; anything else is 404 ROOM_NOT_FOUND */
                     id: components["parameters"]["RoomId"];
                 };
                 cookie?: never;
@@ -245,7 +246,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
+                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "TOO_MANY_CONNECTIONS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
                         };
                     };
                 };
@@ -292,12 +293,19 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Join a lobby seat */
+        /**
+         * Join a lobby seat
+         * @description A client that held a seat in this room before sends its token: a seat the host kicked cannot take another (403 KICKED). With an Idempotency-Key (32 characters or more of the client's own randomness) a retried join gets the seat, and the token, of its first attempt (Idempotent-Replayed: true).
+         */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description A retry with the same key takes the same seat */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
+                    /** @description 22 characters of URL-safe base64; anything else is 404 ROOM_NOT_FOUND */
                     id: components["parameters"]["RoomId"];
                 };
                 cookie?: never;
@@ -409,7 +417,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NAME_TAKEN" | "CLOCK_OUT_OF_RANGE" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -421,7 +429,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
+                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "TOO_MANY_CONNECTIONS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
                         };
                     };
                 };
@@ -475,6 +483,7 @@ export interface paths {
                     "Idempotency-Key"?: string;
                 };
                 path: {
+                    /** @description 22 characters of URL-safe base64; anything else is 404 ROOM_NOT_FOUND */
                     id: components["parameters"]["RoomId"];
                 };
                 cookie?: never;
@@ -598,7 +607,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NAME_TAKEN" | "CLOCK_OUT_OF_RANGE" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -653,6 +662,7 @@ export interface paths {
                     "If-None-Match"?: string;
                 };
                 path: {
+                    /** @description 22 characters of URL-safe base64; anything else is 404 ROOM_NOT_FOUND */
                     id: components["parameters"]["RoomId"];
                 };
                 cookie?: never;
@@ -737,7 +747,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
+                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "TOO_MANY_CONNECTIONS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
                         };
                     };
                 };
@@ -774,6 +784,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description 22 characters of URL-safe base64; anything else is 404 ROOM_NOT_FOUND */
                     id: components["parameters"]["RoomId"];
                 };
                 cookie?: never;
@@ -887,7 +898,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NAME_TAKEN" | "CLOCK_OUT_OF_RANGE" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -899,7 +910,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
+                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "TOO_MANY_CONNECTIONS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
                         };
                     };
                 };
@@ -950,6 +961,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description 22 characters of URL-safe base64; anything else is 404 ROOM_NOT_FOUND */
                     id: components["parameters"]["RoomId"];
                 };
                 cookie?: never;
@@ -1063,7 +1075,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NAME_TAKEN" | "CLOCK_OUT_OF_RANGE" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -1075,7 +1087,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
+                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "TOO_MANY_CONNECTIONS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
                         };
                     };
                 };
@@ -1124,6 +1136,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description 22 characters of URL-safe base64; anything else is 404 ROOM_NOT_FOUND */
                     id: components["parameters"]["RoomId"];
                 };
                 cookie?: never;
@@ -1455,7 +1468,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
+                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "TOO_MANY_CONNECTIONS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
                         };
                     };
                 };
@@ -2926,6 +2939,11 @@ export interface components {
             playerId: components["schemas"]["PlayerId"];
         } | {
             /** @constant */
+            type: "unkicked";
+            /** @description Who was kicked. */
+            playerId: components["schemas"]["PlayerId"];
+        } | {
+            /** @constant */
             type: "hostChanged";
             /** @description The new host. */
             playerId: components["schemas"]["PlayerId"];
@@ -3175,6 +3193,11 @@ export interface components {
             /** @constant */
             type: "kick";
             /** @description Who is removed. */
+            playerId: components["schemas"]["PlayerId"];
+        } | {
+            /** @constant */
+            type: "unkick";
+            /** @description Who was kicked. */
             playerId: components["schemas"]["PlayerId"];
         } | {
             /** @constant */
@@ -3441,7 +3464,7 @@ export interface components {
              * @description Stable machine code
              * @enum {unknown}
              */
-            code: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_ACTION" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_MUTE_SELF" | "CANNOT_RECOMMEND" | "CHAT_EMOTES_ONLY" | "CHAT_GALLERY_FULL" | "CHAT_MUTED" | "CHAT_OFF" | "CHAT_RATE_LIMITED" | "DRAW_NOT_ALLOWED" | "DUPLICATE_HEADER" | "GAME_OVER" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INTERNAL" | "INVALID_CHAT_TEXT" | "INVALID_NAME" | "INVALID_OPTIONS" | "KICKED" | "KO" | "MALFORMED" | "NOT_AUTO_PLAYING" | "NOT_AVAILABLE" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_FINISHED" | "NOT_HOST" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_SUCH_ROUTE" | "NO_TEAM" | "OCCUPIED" | "OFF_BOARD" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "REQUEST_PENDING" | "REQUEST_TIMEOUT" | "ROOM_BUSY" | "ROOM_EXISTS" | "ROOM_FULL" | "ROOM_NOT_FOUND" | "STORE_UNAVAILABLE" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "TOO_MANY_POLLS" | "UNAUTHORIZED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_EMOTE" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "UNSUPPORTED_MEDIA_TYPE" | "VERSION_CONFLICT" | "WRONG_PHASE";
+            code: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_ACTION" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_MUTE_SELF" | "CANNOT_RECOMMEND" | "CHAT_EMOTES_ONLY" | "CHAT_GALLERY_FULL" | "CHAT_MUTED" | "CHAT_OFF" | "CHAT_RATE_LIMITED" | "CLOCK_OUT_OF_RANGE" | "DRAW_NOT_ALLOWED" | "DUPLICATE_HEADER" | "GAME_OVER" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INTERNAL" | "INVALID_CHAT_TEXT" | "INVALID_NAME" | "INVALID_OPTIONS" | "KICKED" | "KO" | "MALFORMED" | "NAME_TAKEN" | "NOT_AUTO_PLAYING" | "NOT_AVAILABLE" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_FINISHED" | "NOT_HOST" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_SUCH_ROUTE" | "NO_TEAM" | "OCCUPIED" | "OFF_BOARD" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "REQUEST_PENDING" | "REQUEST_TIMEOUT" | "ROOM_BUSY" | "ROOM_EXISTS" | "ROOM_FULL" | "ROOM_NOT_FOUND" | "STORE_UNAVAILABLE" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_POLLS" | "UNAUTHORIZED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_EMOTE" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "UNSUPPORTED_MEDIA_TYPE" | "VERSION_CONFLICT" | "WRONG_PHASE";
             /** @description Korean message for players */
             detail: string;
             /** @description INVALID_OPTIONS: the offending option key */
@@ -3452,6 +3475,7 @@ export interface components {
     };
     responses: never;
     parameters: {
+        /** @description 22 characters of URL-safe base64; anything else is 404 ROOM_NOT_FOUND */
         RoomId: string;
     };
     requestBodies: never;

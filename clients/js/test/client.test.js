@@ -153,13 +153,14 @@ describe('retries', () => {
     assert.equal(again.room.state.board[4 * 9 + 4], 1);
   });
 
-  test('503 and 429 are retried after Retry-After', async () => {
-    // A fault-injecting proxy in front of the real server: the first two requests are refused
-    // (503 then 429, each with Retry-After), the rest pass through.
-    let refused = 0;
+  test('only replayable requests are retried after a 503; a 429 (nothing done) always is', async () => {
+    // A fault-injecting proxy in front of the real server: the requests are answered, in order,
+    // as `faults` says (a status with Retry-After, or null: passed through).
+    const faults = [503, 429, null, 503, null];
+    let seen = 0;
     const proxy = createServer(async (req, res) => {
-      if (refused < 2) {
-        const status = refused++ === 0 ? 503 : 429;
+      const status = faults[seen++] ?? null;
+      if (status) {
         req.resume();
         res.writeHead(status, { 'content-type': 'application/problem+json', 'retry-after': '0.3' });
         res.end(JSON.stringify({ type: 'about:blank', title: 'busy', status, code: 'UNAVAILABLE', detail: '잠시 후에 다시 해 주세요.' }));
@@ -178,11 +179,19 @@ describe('retries', () => {
     await new Promise((r) => proxy.listen(0, '127.0.0.1', r));
     try {
       const via = new MadangClient({ baseUrl: `http://127.0.0.1:${proxy.address().port}` });
+      // A create is not replayable: a 503 may have landed, so it is not sent again.
+      await assert.rejects(via.createRoom({ game: 'yut', name: '철수' }), (e) => e instanceof MadangError && e.status === 503);
+      assert.equal(seen, 1);
+      // A 429 did nothing: the create is sent again after Retry-After.
       const started = Date.now();
       const seat = await via.createRoom({ game: 'yut', name: '철수' });
-      assert.equal(refused, 2);
-      assert.ok(Date.now() - started >= 550, 'waited as Retry-After said, twice');
+      assert.equal(seen, 3);
+      assert.ok(Date.now() - started >= 250, 'waited as Retry-After said');
       assert.equal(seat.room.status, 'lobby');
+      // A join carries an Idempotency-Key: retried after a 503, it takes one seat.
+      const joined = await via.joinRoom(seat.roomId, '영희');
+      assert.equal(seen, 5);
+      assert.equal(joined.room.players.length, 2);
     } finally {
       proxy.close();
     }

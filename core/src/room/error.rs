@@ -60,13 +60,16 @@ pub enum RoomError {
         /// The engine's Korean message.
         message: String,
     },
-    /// A join from the address of a player kicked from this room.
+    /// A join from a player kicked from this room (who still holds their token).
     #[error("이 방에서 내보내진 사람은 다시 들어올 수 없어요.")]
     Kicked,
     /// A display name that is empty, invisible, too long, or holds control, format or bidi
     /// characters (see [`super::player_name`]).
     #[error("이름은 보이는 글자로 1~20자까지 쓸 수 있어요. 제어·서식 문자는 쓸 수 없어요.")]
     InvalidName,
+    /// Someone in the room already goes by this name (or one that reads the same).
+    #[error("이 방에 같은 이름이 이미 있어요. 다른 이름을 써 주세요.")]
+    NameTaken,
     /// An `Idempotency-Key` was reused with a different request body.
     #[error("같은 Idempotency-Key로 다른 요청을 보낼 수 없어요.")]
     IdempotencyKeyReused,
@@ -91,6 +94,7 @@ impl RoomError {
             RoomError::Rule { code, .. } => code,
             RoomError::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
             RoomError::InvalidName => "INVALID_NAME",
+            RoomError::NameTaken => "NAME_TAKEN",
             RoomError::Kicked => "KICKED",
         }
     }

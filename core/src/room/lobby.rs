@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Room, RoomError, Status};
+use super::{Room, RoomError, Status, TokenHash};
 use crate::baduk::Baduk;
 use crate::game::{Game, Lineup, Millis, PlayerId};
 use crate::yut::Yut;
@@ -36,9 +36,14 @@ pub enum LobbyAction<O> {
     Start,
     /// Anyone seated: leave the room (in a running game, the game decides what that does).
     Leave,
-    /// Host: remove a player from the lobby.
+    /// Host: remove a player from the lobby. Their token is barred from joining again.
     Kick {
         /// Who is removed.
+        player_id: PlayerId,
+    },
+    /// Host: lift the bar a kick set, so the kicked player may join again.
+    Unkick {
+        /// Who was kicked.
         player_id: PlayerId,
     },
     /// Any player of a finished game: play again (한 판 더) in a new lobby with the same players.
@@ -70,6 +75,7 @@ impl<O> TryFrom<WireLobby<O>> for LobbyAction<O> {
             ("start", None, None, None) => LobbyAction::Start,
             ("leave", None, None, None) => LobbyAction::Leave,
             ("kick", None, Some(player_id), None) => LobbyAction::Kick { player_id },
+            ("unkick", None, Some(player_id), None) => LobbyAction::Unkick { player_id },
             ("rematch", None, None, None) => LobbyAction::Rematch,
             (kind, ..) => return Err(format!("`{kind}`에 맞지 않는 필드예요.")),
         };
@@ -77,15 +83,36 @@ impl<O> TryFrom<WireLobby<O>> for LobbyAction<O> {
     }
 }
 
-/// How many kicked addresses a room remembers (8 bytes each in the stored room): a host who
-/// kicks more than this many people has bigger problems than the ninth coming back.
+/// How many kicks a room remembers (8 bytes each in the stored room): a host who kicks more
+/// than this many people has bigger problems than the ninth coming back.
 pub const MAX_BARRED: usize = 8;
 
-/// The hash a room keeps of a client address (`addr`: its bytes, e.g. an IPv4 address's four
-/// or an IPv6 /64 prefix's eight), salted with the room id so that the stored value identifies
-/// nobody outside the room. Never 0 (0 means "unknown").
-pub fn client_hash(room_id: &str, addr: &[u8]) -> u64 {
-    super::digest64(&[b"client", room_id.as_bytes(), addr]).max(1)
+const BAR_MASK: u64 = (1 << 48) - 1;
+
+/// What a room keeps of a token to recognise it on a join (48 bits of its hash; never 0, which
+/// means "no token"). A kick binds the seat, not the network: the kicked member's token is
+/// barred, so the client that held the seat cannot take another, and everyone else behind the
+/// same address (a school's Wi-Fi, a carrier's NAT) still can.
+pub fn bar_of(token: &TokenHash) -> u64 {
+    (super::digest64(&[b"bar", &token.0]) & BAR_MASK).max(1)
+}
+
+/// A bar entry: the kicked member's number (`p7` → 7) over the 48 bits of [`bar_of`], so the
+/// host can lift the bar by player id ([`LobbyAction::Unkick`]).
+fn bar_entry(player: &PlayerId, token: &TokenHash) -> u64 {
+    let number: u64 = player.as_str().trim_start_matches('p').parse().unwrap_or(0);
+    (number.min(0xFFFF) << 48) | bar_of(token)
+}
+
+fn bar_player(entry: u64) -> u64 {
+    entry >> 48
+}
+
+impl<G: Game> Room<G> {
+    /// Whether a join that holds a token with [`bar_of`] `bar` comes from a kicked member.
+    pub fn is_barred(&self, bar: u64) -> bool {
+        bar != 0 && self.barred.iter().any(|e| e & BAR_MASK == bar & BAR_MASK)
+    }
 }
 
 /// One schema per lobby `type`, exactly the fields [`WireLobby`] accepts for it (schema only).
@@ -110,10 +137,16 @@ enum LobbyActionSchema {
     Start {},
     /// Anyone seated: leave the room.
     Leave {},
-    /// Host: remove a player from the lobby.
+    /// Host: remove a player from the lobby (their token is barred from joining again).
     #[serde(rename_all = "camelCase")]
     Kick {
         /// Who is removed.
+        player_id: PlayerId,
+    },
+    /// Host: lift a kick's bar.
+    #[serde(rename_all = "camelCase")]
+    Unkick {
+        /// Who was kicked.
         player_id: PlayerId,
     },
     /// Any player of a finished game: play again in a new lobby (한 판 더).
@@ -130,12 +163,13 @@ impl<O> schemars::JsonSchema for LobbyAction<O> {
     }
 }
 
-const LOBBY_TYPES: [&str; 6] = [
+const LOBBY_TYPES: [&str; 7] = [
     "setOptions",
     "moveSeat",
     "start",
     "leave",
     "kick",
+    "unkick",
     "rematch",
 ];
 
@@ -269,6 +303,11 @@ pub enum LobbyEvent {
         /// Who was removed.
         player_id: PlayerId,
     },
+    /// The host lifted a kick: that player may join again.
+    Unkicked {
+        /// Who was kicked.
+        player_id: PlayerId,
+    },
     /// The host role passed on (the host left).
     HostChanged {
         /// The new host.
@@ -355,12 +394,23 @@ impl<G: Game> Room<G> {
                 }
                 let seat = self.seat_of(&player_id).ok_or(RoomError::UnknownPlayer)?;
                 let kicked = self.seats.remove(seat);
-                if kicked.client != 0 && !self.barred.contains(&kicked.client) {
-                    self.barred.push(kicked.client);
-                    let excess = self.barred.len().saturating_sub(MAX_BARRED);
-                    self.barred.drain(..excess);
-                }
+                self.barred.push(bar_entry(&kicked.id, &kicked.token));
+                let excess = self.barred.len().saturating_sub(MAX_BARRED);
+                self.barred.drain(..excess);
                 vec![LobbyEvent::Kicked { player_id }]
+            }
+            LobbyAction::Unkick { player_id } => {
+                let number: u64 = player_id
+                    .as_str()
+                    .trim_start_matches('p')
+                    .parse()
+                    .map_err(|_| RoomError::UnknownPlayer)?;
+                let before = self.barred.len();
+                self.barred.retain(|e| bar_player(*e) != number);
+                if self.barred.len() == before {
+                    return Err(RoomError::UnknownPlayer);
+                }
+                vec![LobbyEvent::Unkicked { player_id }]
             }
         };
         Ok(events.into_iter().map(RoomEvent::Lobby).collect())
@@ -437,9 +487,8 @@ mod tests {
     use crate::room::TokenHash;
     use crate::yut::Yut;
 
-    #[test]
-    fn a_kicked_player_cannot_rejoin_from_the_same_address() {
-        let (mut room, host) = Room::<Yut>::create(
+    fn lobby() -> (Room<Yut>, PlayerId) {
+        Room::<Yut>::create(
             "r".into(),
             "방장".into(),
             TokenHash::of("h"),
@@ -447,45 +496,49 @@ mod tests {
             GameRng::seed_from_u64(1),
             0,
         )
-        .unwrap();
-        let pest = client_hash("r", &[10, 0, 0, 9]);
-        let friend = client_hash("r", &[10, 0, 0, 7]);
-        let p2 = room
-            .join_from("손님".into(), TokenHash::of("a"), pest, 1)
-            .unwrap();
-        room.act(
-            &host,
-            RoomAction::Lobby(LobbyAction::Kick { player_id: p2 }),
-            2,
-        )
-        .unwrap();
-        assert_eq!(
-            room.join_from("손님2".into(), TokenHash::of("b"), pest, 3),
-            Err(RoomError::Kicked)
-        );
-        assert!(
-            room.join_from("친구".into(), TokenHash::of("c"), friend, 4)
-                .is_ok()
-        );
-        // The hash is per room: the same address elsewhere is a stranger.
-        assert_ne!(client_hash("other", &[10, 0, 0, 9]), pest);
-        assert_eq!(room.barred, vec![pest]);
+        .unwrap()
     }
 
     #[test]
-    fn a_room_remembers_a_bounded_number_of_kicked_addresses() {
-        let (mut room, host) = Room::<Yut>::create(
-            "r".into(),
-            "방장".into(),
-            TokenHash::of("h"),
-            Default::default(),
-            GameRng::seed_from_u64(1),
-            0,
+    fn a_kick_bars_the_token_not_the_address_and_the_host_can_lift_it() {
+        let (mut room, host) = lobby();
+        let pest = TokenHash::of("a");
+        let p2 = room.join_from("손님".into(), pest, 0, 1).unwrap();
+        room.act(
+            &host,
+            RoomAction::Lobby(LobbyAction::Kick {
+                player_id: p2.clone(),
+            }),
+            2,
         )
         .unwrap();
+        // The kicked client, still holding its token, is refused; anyone else is welcome.
+        assert_eq!(
+            room.join_from("손님2".into(), TokenHash::of("b"), bar_of(&pest), 3),
+            Err(RoomError::Kicked)
+        );
+        assert!(
+            room.join_from("친구".into(), TokenHash::of("c"), 0, 4)
+                .is_ok()
+        );
+        room.act(
+            &host,
+            RoomAction::Lobby(LobbyAction::Unkick { player_id: p2 }),
+            5,
+        )
+        .unwrap();
+        assert!(
+            room.join_from("손님".into(), TokenHash::of("d"), bar_of(&pest), 6)
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_room_remembers_a_bounded_number_of_kicks() {
+        let (mut room, host) = lobby();
         for i in 0..(MAX_BARRED as u8 + 3) {
             let p = room
-                .join_from("손님".into(), TokenHash::of("x"), client_hash("r", &[i]), 1)
+                .join_from(format!("손님{i}"), TokenHash::of(&i.to_string()), 0, 1)
                 .unwrap();
             room.act(
                 &host,
@@ -495,9 +548,17 @@ mod tests {
             .unwrap();
         }
         assert_eq!(room.barred.len(), MAX_BARRED);
-        assert!(
-            room.join_from("첫째".into(), TokenHash::of("y"), client_hash("r", &[0]), 3)
-                .is_ok()
+        // The oldest bars went first.
+        assert!(!room.is_barred(bar_of(&TokenHash::of("0"))));
+        assert!(room.is_barred(bar_of(&TokenHash::of(&(MAX_BARRED + 2).to_string()))));
+    }
+
+    #[test]
+    fn a_name_in_use_is_taken() {
+        let (mut room, _) = lobby();
+        assert_eq!(
+            room.join_from("방 장".into(), TokenHash::of("b"), 0, 1),
+            Err(RoomError::NameTaken)
         );
     }
 }

@@ -27,9 +27,12 @@ pub use any::{AnyRoom, DecodeError, FORMAT, GameKind};
 pub use error::{ErrorKind, RoomError};
 pub use ledger::{ANSWERS_PER_PLAYER, Answer, Ledger, RECENT_REQUESTS, RequestId};
 pub use lobby::{
-    AnyAction, LobbyAction, LobbyEvent, MAX_BARRED, Pick, RoomAction, RoomEvent, client_hash,
+    AnyAction, LobbyAction, LobbyEvent, MAX_BARRED, Pick, RoomAction, RoomEvent, bar_of,
 };
-pub use name::{MAX_NAME_BYTES, MAX_NAME_GRAPHEMES, clean_text, player_name};
+pub use name::{
+    MAX_MARKS_PER_GRAPHEME, MAX_NAME_BYTES, MAX_NAME_GRAPHEMES, PlayerName, clean_text,
+    player_name,
+};
 pub use poll::{
     AFTER_DEADLINE_MS, POLL_AWAITED_MS, POLL_FINISHED_MS, POLL_MIN_MS, POLL_SOON_MS,
     POLL_SPECTATOR_MS,
@@ -86,7 +89,8 @@ pub struct Member {
     pub joined_at: Millis,
     /// They left a running game: the seat stays (the game knows it), the token no longer works.
     pub left: bool,
-    /// [`client_hash`] of the address they joined from (0: unknown). Kicking them bars it.
+    /// Unused since kicks bar tokens ([`bar_of`]); always 0. Kept so stored rooms keep
+    /// their shape.
     pub client: u64,
 }
 
@@ -117,8 +121,8 @@ pub struct Room<G: Game> {
     pub next_player_no: u32,
     /// Recent requests and keyed answers, so that none is applied twice.
     pub ledger: Ledger,
-    /// [`client_hash`]es of kicked players, newest last, at most [`MAX_BARRED`]: joins from
-    /// them are refused, so a kicked player cannot simply join again.
+    /// Kicked members (their number and [`bar_of`] their token), newest last, at most
+    /// [`MAX_BARRED`]: a join holding a kicked token is refused. A rematch lobby keeps them.
     pub barred: Vec<u64>,
     /// The rematch lobby of this finished game (한 판 더), once someone asked for it.
     pub rematch: Option<String>,
@@ -240,19 +244,23 @@ impl<G: Game> Room<G> {
         self.join_from(name, token, 0, now)
     }
 
-    /// Takes a new player into the lobby from the address whose [`client_hash`] is `client`
-    /// (0: unknown); refused with [`RoomError::Kicked`] if a player kicked from this room came
-    /// from it. A lobby whose host is gone (the last member left) gets the joiner as its host: a
+    /// Takes a new player into the lobby. `bar` is [`bar_of`] the token the joiner already held
+    /// for this room, if any (0: none): refused with [`RoomError::Kicked`] if that token was
+    /// kicked. A name someone in the room already goes by is refused ([`RoomError::NameTaken`]). A lobby whose host is gone (the last member left) gets the joiner as its host: a
     /// lobby always has a host who is in it.
     pub fn join_from(
         &mut self,
         name: String,
         token: TokenHash,
-        client: u64,
+        bar: u64,
         now: Millis,
     ) -> Result<PlayerId, RoomError> {
-        if client != 0 && self.barred.contains(&client) {
+        if self.is_barred(bar) {
             return Err(RoomError::Kicked);
+        }
+        let folded = name::fold(&name);
+        if self.seats.iter().any(|m| name::fold(&m.name) == folded) {
+            return Err(RoomError::NameTaken);
         }
         if self.game.is_some() {
             return Err(RoomError::AlreadyStarted);
@@ -260,7 +268,7 @@ impl<G: Game> Room<G> {
         if self.seats.len() >= G::max_players(&self.options) {
             return Err(RoomError::RoomFull);
         }
-        let id = self.seat_new_member(name, token, client, now);
+        let id = self.seat_new_member(name, token, 0, now);
         if self.member(&self.host).is_none() {
             self.host = id.clone();
         }

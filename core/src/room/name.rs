@@ -6,6 +6,12 @@
 //! refused. Length is counted the way people see it — in grapheme clusters, so a family emoji
 //! made of seven code points is one — after Unicode NFC normalisation, so the same name typed on
 //! two keyboards is stored the same way.
+//!
+//! Look-alikes are refused too (issue 18): the zero-width joiner and the tag characters only
+//! inside emoji sequences (👨‍👩‍👧, 🏴󠁧󠁢󠁳󠁣󠁴󠁿), never between letters; no Hangul filler anywhere (ㅤ after a name
+//! makes a second `호스트` that looks like the first); at most [`MAX_MARKS_PER_GRAPHEME`]
+//! combining marks on one character. Two members of one room never share a name
+//! ([`PlayerName::same_as`], `NAME_TAKEN`).
 
 use unicode_normalization::UnicodeNormalization;
 use unicode_segmentation::UnicodeSegmentation;
@@ -20,10 +26,51 @@ pub const MAX_NAME_GRAPHEMES: usize = 20;
 /// Hangul syllables are 60 bytes, three family emoji 75).
 pub const MAX_NAME_BYTES: usize = 100;
 
+/// The most combining marks one grapheme cluster may carry (Vietnamese needs two; 30 stacked
+/// marks spill over the names around them).
+pub const MAX_MARKS_PER_GRAPHEME: usize = 3;
+
+/// A display name that passed [`player_name`]: made only by it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerName(String);
+
+impl PlayerName {
+    /// The name as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The name as stored.
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
+    /// Whether `other` (a stored name) would read as this one: equal ignoring case and
+    /// white space (`호스트` and `호 스트`, `Kim` and `kim`).
+    pub fn same_as(&self, other: &str) -> bool {
+        fold(&self.0) == fold(other)
+    }
+}
+
+/// A name folded for comparison: no white space, lower case.
+pub(crate) fn fold(name: &str) -> String {
+    name.chars()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+impl std::fmt::Display for PlayerName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// The name to store for `raw`: NFC-normalised, trimmed, with at least one visible character,
-/// no control, format or bidi characters, and 1–[`MAX_NAME_GRAPHEMES`] grapheme clusters.
-/// Anything else is [`RoomError::InvalidName`] (422 `INVALID_NAME`).
-pub fn player_name(raw: &str) -> Result<String, RoomError> {
+/// no control, format or bidi characters, no Hangul filler, emoji glue only inside emoji, at
+/// most [`MAX_MARKS_PER_GRAPHEME`] combining marks per character, and 1–[`MAX_NAME_GRAPHEMES`]
+/// grapheme clusters. Anything else is [`RoomError::InvalidName`] (422 `INVALID_NAME`).
+pub fn player_name(raw: &str) -> Result<PlayerName, RoomError> {
     let normalized: String = raw.nfc().collect();
     let name = normalized.trim();
     if name.is_empty() || name.len() > MAX_NAME_BYTES {
@@ -35,13 +82,95 @@ pub fn player_name(raw: &str) -> Result<String, RoomError> {
     if name.graphemes(true).count() > MAX_NAME_GRAPHEMES {
         return Err(RoomError::InvalidName);
     }
-    Ok(name.to_owned())
+    Ok(PlayerName(name.to_owned()))
 }
 
-/// Whether `text` (already NFC) holds no control, format or bidi character and at least one
-/// visible one: the rule names and chat texts share.
+/// The Hangul fillers: blank letters that make a name look like another (`호스트ㅤ`).
+fn hangul_filler(c: char) -> bool {
+    matches!(c, '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}')
+}
+
+/// Pictographs that emoji sequences are made of (the Extended_Pictographic blocks, coarsely),
+/// with the regional indicators.
+fn pictograph(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00A9}'
+            | '\u{00AE}'
+            | '\u{203C}'
+            | '\u{2049}'
+            | '\u{2122}'
+            | '\u{2139}'
+            | '\u{2194}'..='\u{21AA}'
+            | '\u{2300}'..='\u{23FF}'
+            | '\u{24C2}'
+            | '\u{25A0}'..='\u{27BF}'
+            | '\u{2934}'..='\u{2935}'
+            | '\u{2B00}'..='\u{2BFF}'
+            | '\u{3030}'
+            | '\u{303D}'
+            | '\u{3297}'
+            | '\u{3299}'
+            | '\u{1F000}'..='\u{1FAFF}'
+    )
+}
+
+/// What may follow a pictograph inside one emoji: the emoji presentation selector and the skin
+/// tones.
+fn emoji_modifier(c: char) -> bool {
+    matches!(c, '\u{FE0F}' | '\u{1F3FB}'..='\u{1F3FF}')
+}
+
+/// Whether every zero-width joiner sits between two pictographs (each with its modifiers), and
+/// every tag character in a tag sequence right after 🏴 (U+1F3F4) that ends with the cancel
+/// tag U+E007F.
+fn glue_only_in_emoji(name: &str) -> bool {
+    let chars: Vec<char> = name.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\u{200D}' {
+            let before = chars[..i]
+                .iter()
+                .rev()
+                .find(|c| !emoji_modifier(**c))
+                .is_some_and(|c| pictograph(*c));
+            let after = chars.get(i + 1).is_some_and(|c| pictograph(*c));
+            if !before || !after {
+                return false;
+            }
+        } else if ('\u{E0020}'..='\u{E007F}').contains(&c) {
+            // Only a whole tag run after the black flag: 🏴 tags… U+E007F.
+            if i == 0 || chars[i - 1] != '\u{1F3F4}' {
+                return false;
+            }
+            let mut j = i;
+            while j < chars.len() && ('\u{E0020}'..'\u{E007F}').contains(&chars[j]) {
+                j += 1;
+            }
+            if chars.get(j) != Some(&'\u{E007F}') {
+                return false;
+            }
+            i = j;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Whether `text` (already NFC) holds no control, format or bidi character, no Hangul filler,
+/// emoji glue only inside emoji, at most [`MAX_MARKS_PER_GRAPHEME`] combining marks per
+/// character, and at least one visible character: the rule names and chat texts share.
 pub fn clean_text(text: &str) -> bool {
-    !text.chars().any(forbidden) && text.chars().any(visible)
+    !text.chars().any(|c| forbidden(c) || hangul_filler(c))
+        && text.chars().any(visible)
+        && glue_only_in_emoji(text)
+        && text.graphemes(true).all(|g| {
+            g.chars()
+                .filter(|c| unicode_normalization::char::is_combining_mark(*c))
+                .count()
+                <= MAX_MARKS_PER_GRAPHEME
+        })
 }
 
 /// Characters no name may hold: controls (general category Cc), line and paragraph separators,
@@ -108,7 +237,9 @@ mod tests {
     use super::*;
 
     fn ok(raw: &str) -> String {
-        player_name(raw).unwrap_or_else(|e| panic!("{raw:?} refused: {e}"))
+        player_name(raw)
+            .unwrap_or_else(|e| panic!("{raw:?} refused: {e}"))
+            .into_string()
     }
 
     fn refused(raw: &str) {
@@ -173,5 +304,32 @@ mod tests {
     #[test]
     fn a_name_heavy_with_combining_marks_is_refused() {
         refused(&format!("a{}", "\u{0301}".repeat(60)));
+    }
+
+    #[test]
+    fn look_alikes_are_refused() {
+        // A joiner between letters, tags outside a flag, a Hangul filler suffix, stacked marks.
+        refused("호\u{200D}스트");
+        refused("a\u{200D}");
+        refused("호스트\u{E0041}");
+        refused("\u{E0067}\u{E0062}\u{E007F}");
+        refused("호스트\u{3164}");
+        refused("\u{1160}호스트");
+        refused(&format!("a{}", "\u{0301}".repeat(30)));
+        refused(&format!("a{}", "\u{0301}".repeat(5)));
+        // Emoji sequences keep their glue; Vietnamese keeps its two marks.
+        ok("👨\u{200D}👩\u{200D}👧");
+        ok("🧑🏽\u{200D}💻");
+        ok("🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}");
+        ok("Nguyê\u{0303}n");
+    }
+
+    #[test]
+    fn the_same_name_reads_the_same_whatever_the_case_or_spaces() {
+        let name = player_name("호스트").unwrap();
+        assert!(name.same_as("호스트"));
+        assert!(name.same_as("호 스트"));
+        assert!(player_name("Kim").unwrap().same_as("kim"));
+        assert!(!name.same_as("손님"));
     }
 }

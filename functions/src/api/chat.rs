@@ -87,7 +87,7 @@ pub async fn post<S: RoomStore>(
     record_room(&id);
     let request = json_body::<PostBody>(&body_of(body)?)?.parse()?;
     let token = bearer(&headers)?;
-    let seq = service::post(&app, &id, token.as_ref(), client.hash_for(&id), request).await?;
+    let seq = service::post(&app, &id, token.as_ref(), client.key_for(&id), request).await?;
     Ok((StatusCode::CREATED, Json(json!({ "seq": seq }))).into_response())
 }
 

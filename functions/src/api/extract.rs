@@ -8,7 +8,7 @@ use axum::body::Bytes;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
-use madang_core::room::{TokenHash, client_hash};
+use madang_core::room::TokenHash;
 use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
@@ -26,9 +26,73 @@ pub fn json_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
     }
     let malformed =
         |e: serde_json::Error| ApiError::Malformed(format!("JSON 본문을 읽을 수 없어요: {e}"));
-    let mut value: serde_json::Value = serde_json::from_slice(body).map_err(malformed)?;
+    let Strict(mut value) = serde_json::from_slice(body).map_err(malformed)?;
     whole_numbers_as_integers(&mut value);
     serde_json::from_value(value).map_err(malformed)
+}
+
+/// A JSON value read with every object's keys unique: `{"a":1,"a":2}` is refused, where
+/// serde_json keeps the last (and a proxy or another parser in between might keep the first).
+struct Strict(serde_json::Value);
+
+impl<'de> serde::Deserialize<'de> for Strict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = serde_json::Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Strict(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(serde_json::Value::Array(items))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let Strict(value) = map.next_value()?;
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format!(
+                    "`{key}` 키가 두 번 나왔어요"
+                )));
+            }
+            object.insert(key, value);
+        }
+        Ok(serde_json::Value::Object(object))
+    }
 }
 
 /// Rewrites every number with a zero fraction (in the `u64`/`i64` range) as an integer.
@@ -103,21 +167,30 @@ pub fn idempotency_key(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
         .ok_or_else(|| ApiError::Malformed("Idempotency-Key는 1~255자의 ASCII여야 해요.".into()))
 }
 
-/// The caller's address as the limits see it (the socket's peer locally, API Gateway's
-/// `sourceIp` on Lambda; IPv6 per /64), for the kick list: a join passes
-/// [`Client::hash_for`] its room to `Room::join_from`, so a kicked player cannot join that room
-/// again from the same address.
+/// The caller's address as the limits see it (the socket's peer locally, or the right-most
+/// untrusted `X-Forwarded-For` hop behind `MADANG_TRUSTED_PROXIES`; the event's `sourceIp` on
+/// Lambda; IPv6 per /64). Limits only: kicks bind the seat, not the network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Client(pub Option<IpAddr>);
 
 impl Client {
-    /// The room-salted hash `Room::join_from` takes (0 when the address is unknown).
-    pub fn hash_for(&self, room_id: &str) -> u64 {
-        match self.0 {
-            Some(IpAddr::V4(v4)) => client_hash(room_id, &v4.octets()),
-            Some(IpAddr::V6(v6)) => client_hash(room_id, &v6.octets()[..8]),
-            None => 0,
-        }
+    /// A room-salted key of the address, for per-address counters inside one room (a
+    /// spectator's chat rate). 0 when the address is unknown. The salt keeps one room's
+    /// counters from telling anything about another's.
+    pub fn key_for(&self, room_id: &str) -> u64 {
+        use sha2::{Digest, Sha256};
+        let bytes: &[u8] = match &self.0 {
+            Some(IpAddr::V4(v4)) => &v4.octets(),
+            Some(IpAddr::V6(v6)) => &v6.octets()[..8],
+            None => return 0,
+        };
+        let digest = Sha256::new()
+            .chain_update(room_id.as_bytes())
+            .chain_update(bytes)
+            .finalize();
+        let mut first = [0u8; 8];
+        first.copy_from_slice(&digest[..8]);
+        u64::from_le_bytes(first)
     }
 }
 

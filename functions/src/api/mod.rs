@@ -6,6 +6,7 @@
 mod chat;
 mod extract;
 mod games;
+pub mod ids;
 mod openapi;
 pub mod requests;
 mod rooms;
@@ -27,6 +28,7 @@ use crate::error::ApiError;
 use crate::limits::Guard;
 use crate::live::local as live;
 pub use extract::{Client, MAX_BODY_BYTES};
+pub use ids::RoomId;
 pub use openapi::openapi_document;
 pub use web::PATHS as WEB_PATHS;
 
@@ -64,10 +66,10 @@ routes! {
     get "/client/madang.js" => web::client,
 }
 
-/// The whole API over `app`'s store and clock, with the limits of `app.limits` (fresh counters
-/// per router).
+/// The whole API over `app`'s store and clock, with the limits of `app.limits` (the counters of
+/// `app.guard`, which the handlers take from too).
 pub fn router<S: RoomStore>(app: App<S>) -> Router {
-    let guard = Arc::new(Guard::new(app.limits));
+    let guard = app.guard.clone();
     routes::<S>()
         .fallback(rooms::not_found)
         // One byte over the limit is enough to refuse: the body is never buffered beyond it.
@@ -78,36 +80,66 @@ pub fn router<S: RoomStore>(app: App<S>) -> Router {
 
 /// What every request passes through, in one layer (each `from_fn` layer boxes a clone of the
 /// inner router and its future per request, about 1.5 % of a `/healthz` each in a profile):
-/// its tracing span (handlers fill in `room_id`, `action` and `version` as they learn them; it
-/// closes with the status and the latency), the limits ([`Guard::admit`]), and errors made
-/// problem+json ([`problems_only`]).
+/// its tracing span (handlers fill in `room`, `action` and `version` as they learn them; it
+/// closes with the status and the latency), the checks of the request's head
+/// ([`Guard::admit_head`]; the per-route limits are taken in the handlers, from the typed
+/// request), errors made problem+json ([`problems_only`]), and the headers every answer
+/// carries ([`hardened`]).
+///
+/// The span names the route, not the path: a path holds a room id, and logs carry only its
+/// digest (`room`, recorded by the [`RoomId`] extractor).
 async fn edge(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
+    let shown = redacted(request.uri().path());
     let span = tracing::info_span!(
         "request",
         method = %request.method(),
-        path = %request.uri().path(),
-        room_id = tracing::field::Empty,
+        route = %shown,
+        room = tracing::field::Empty,
         action = tracing::field::Empty,
         version = tracing::field::Empty,
     );
     let started = Instant::now();
     let route = crate::metrics::RouteClass::of(request.method(), request.uri().path());
     let response = async {
-        match guard.admit(&request) {
-            Ok(poll_slot) => {
-                let response = problems_only(next.run(request).await);
-                drop(poll_slot);
-                response
-            }
+        match guard.admit_head(&request) {
+            Ok(()) => problems_only(next.run(request).await),
             Err(refused) => refused.into_response(),
         }
     }
     .instrument(span.clone())
     .await;
+    let mut response = response;
+    hardened(response.headers_mut());
     let latency_us = started.elapsed().as_micros() as u64;
     span.in_scope(|| tracing::info!(status = response.status().as_u16(), latency_us, "done"));
     crate::metrics::request_done(route, response.status());
     response
+}
+
+/// A path as logs show it: the room id of `/rooms/{id}…` and `/r/{id}` written `{id}` (logs
+/// name a room only by its digest).
+fn redacted(path: &str) -> std::borrow::Cow<'_, str> {
+    for prefix in ["/rooms/", "/r/"] {
+        if let Some(rest) = path.strip_prefix(prefix) {
+            let tail = rest.find('/').map_or("", |i| &rest[i..]);
+            return format!("{prefix}{{id}}{tail}").into();
+        }
+    }
+    path.into()
+}
+
+/// The headers every answer carries: `nosniff` (a JSON or SGF answer is never sniffed into
+/// HTML), and `Referrer-Policy: no-referrer` (a room's address is the capability to watch it;
+/// it must not leave in a `Referer` to another site). CORS headers are none: the app is
+/// same-origin, and a deployment that serves other origins configures them in front (the
+/// template's `AllowedOrigins`).
+fn hardened(headers: &mut axum::http::HeaderMap) {
+    headers
+        .entry(header::X_CONTENT_TYPE_OPTIONS)
+        .or_insert(HeaderValue::from_static("nosniff"));
+    headers
+        .entry(header::REFERRER_POLICY)
+        .or_insert(HeaderValue::from_static("no-referrer"));
 }
 
 /// Turns every error the HTTP layer answers by itself — 405 from the method router, 400 from a

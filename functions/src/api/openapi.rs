@@ -39,13 +39,18 @@ pub const PROBLEM_CODES: &[(u16, &[&str])] = &[
     (409, &["VERSION_CONFLICT", "ROOM_EXISTS"]),
     (413, &["PAYLOAD_TOO_LARGE"]),
     (415, &["UNSUPPORTED_MEDIA_TYPE"]),
-    (429, &["RATE_LIMITED", "TOO_MANY_POLLS"]),
+    (
+        429,
+        &["RATE_LIMITED", "TOO_MANY_POLLS", "TOO_MANY_CONNECTIONS"],
+    ),
     (431, &["HEADERS_TOO_LARGE"]),
     (
         422,
         &[
             // Requests and lobby.
             "INVALID_NAME",
+            "NAME_TAKEN",
+            "CLOCK_OUT_OF_RANGE",
             "UNKNOWN_GAME",
             "INVALID_OPTIONS",
             "IDEMPOTENCY_KEY_REUSED",
@@ -505,7 +510,9 @@ fn operation(method: &str, path: &str) -> Option<Value> {
         }
         ("post", "/rooms/{id}/players") => json!({
             "summary": "Join a lobby seat",
-            "parameters": [room_id],
+            "parameters": [room_id, {"name": "Idempotency-Key", "in": "header", "schema": {"type": "string", "minLength": 32, "maxLength": 255}, "description": "A retry with the same key takes the same seat"}],
+            "description": "A client that held a seat in this room before sends its token: a seat the host kicked cannot take another (403 KICKED). With an Idempotency-Key (32 characters or more of the client's own randomness) a retried join gets the seat, and the token, of its first attempt (Idempotent-Replayed: true).",
+            "security": [{}, {"bearer": []}],
             "requestBody": body("JoinRoom"),
             "responses": with_problems(ok("201", "Joined", one_of_games("YutSeated", "BadukSeated")), &[400, 403, 404, 408, 409, 413, 415, 422, 429, 431, 503]),
         }),
@@ -672,7 +679,7 @@ pub fn openapi_document() -> Value {
         "paths": paths,
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "The token returned once by POST /rooms or POST /rooms/{id}/players"}},
-            "parameters": {"RoomId": {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}},
+            "parameters": {"RoomId": {"name": "id", "in": "path", "required": true, "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{22}$"}, "description": "22 characters of URL-safe base64; anything else is 404 ROOM_NOT_FOUND"}},
             "schemas": schemas
         }
     })

@@ -34,10 +34,18 @@ where
     G::Options: DeserializeOwned,
 {
     match options {
-        Some(v) => {
-            serde_json::from_value(v).map_err(|e| ApiError::Malformed(format!("options: {e}")))
-        }
+        Some(v) => serde_json::from_value(object(v)?)
+            .map_err(|e| ApiError::Malformed(format!("options: {e}"))),
         None => Ok(G::Options::default()),
+    }
+}
+
+/// `options` as the object it must be: serde reads a struct from a positional array too
+/// (`[2, true]`), which no client means and no schema allows.
+fn object(options: Value) -> Result<Value, ApiError> {
+    match options {
+        Value::Object(_) => Ok(options),
+        _ => Err(ApiError::Malformed("options는 객체({…})여야 해요.".into())),
     }
 }
 
@@ -83,12 +91,15 @@ pub struct ActionBody {
 }
 
 impl ActionBody {
-    /// The typed request.
-    pub fn parse(self) -> ActionRequest {
-        ActionRequest {
+    /// The typed request. A `setOptions` whose `options` is not an object is refused here.
+    pub fn parse(self) -> Result<ActionRequest, ApiError> {
+        if self.action.get("options").is_some_and(|o| !o.is_object()) {
+            return Err(ApiError::Malformed("options는 객체({…})여야 해요.".into()));
+        }
+        Ok(ActionRequest {
             expected_version: self.expected_version,
             action: AnyAction::parse(&self.action),
-        }
+        })
     }
 }
 

@@ -5,7 +5,7 @@ use std::time::Duration;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use madang_core::{Millis, PlayerId};
@@ -16,12 +16,13 @@ use serde_json::json;
 use serde_json::value::RawValue;
 
 use super::extract::{Client, bearer, idempotency_key, json_body};
+use super::ids::{RoomId, digest_of};
 use super::requests::{ActionBody, CreateBody, JoinBody, idempotency};
 use crate::app::App;
 use crate::error::ApiError;
 use crate::live::ViewUrl;
 use crate::service::{self, Read};
-use madang_core::room::player_name;
+use madang_core::room::{bar_of, player_name};
 
 /// The body, or why it could not be read (over the size limit → 413).
 fn body_of(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
@@ -42,12 +43,14 @@ fn etag(version: u64) -> HeaderValue {
 /// `POST /rooms`
 pub async fn create<S: RoomStore>(
     State(app): State<App<S>>,
+    client: Client,
     live: ViewUrl,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
+    app.guard.create(client.0)?;
     let request = json_body::<CreateBody>(&body_of(body)?)?.parse()?;
     let seated = Box::pin(service::create_room(&app, request)).await?;
-    record("room_id", seated.room_id.as_str());
+    record("room", digest_of(&seated.room_id).as_str());
     let body = SeatedBody {
         room_id: Some(&seated.room_id),
         player_id: &seated.player_id,
@@ -80,22 +83,34 @@ struct ActedBody<'a> {
 /// `POST /rooms/{id}/players`
 pub async fn join<S: RoomStore>(
     State(app): State<App<S>>,
-    Path(id): Path<String>,
+    id: RoomId,
     client: Client,
+    headers: HeaderMap,
     live: ViewUrl,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    record("room_id", id.as_str());
+    app.guard.join(client.0)?;
     let request: JoinBody = json_body(&body_of(body)?)?;
     let name = player_name(&request.name)?;
-    let seated = Box::pin(service::join_room(&app, &id, name, client.hash_for(&id))).await?;
+    // A client that held a seat here before sends its token: if that seat was kicked, the
+    // join is refused (the bar is on the seat's token, not on the address).
+    let prior = bearer(&headers)?.map_or(0, |token| bar_of(&token));
+    let key = idempotency_key(&headers)?;
+    let (seated, replayed) =
+        Box::pin(service::join_room(&app, id.as_str(), name, prior, key)).await?;
     let body = SeatedBody {
         room_id: None,
         player_id: &seated.player_id,
         token: &seated.token,
         room: &live.room(&seated.room),
     };
-    Ok((StatusCode::CREATED, Json(body)).into_response())
+    let mut response = (StatusCode::CREATED, Json(body)).into_response();
+    if replayed {
+        response
+            .headers_mut()
+            .insert("idempotent-replayed", HeaderValue::from_static("true"));
+    }
+    Ok(response)
 }
 
 /// Long-poll parameters of `GET /rooms/{id}`.
@@ -116,12 +131,12 @@ pub struct PollQuery {
 /// else ([`service::read`]).
 pub async fn get<S: RoomStore>(
     State(app): State<App<S>>,
-    Path(id): Path<String>,
+    id: RoomId,
+    client: Client,
     query: Result<Query<PollQuery>, axum::extract::rejection::QueryRejection>,
     headers: HeaderMap,
     live: ViewUrl,
 ) -> Result<Response, ApiError> {
-    record("room_id", id.as_str());
     let Query(query) = query.map_err(|e| ApiError::Malformed(e.body_text()))?;
     let token = bearer(&headers)?;
     // The document allows at most 25 seconds; the parser refuses what it refuses.
@@ -135,11 +150,17 @@ pub async fn get<S: RoomStore>(
         )));
     }
     let wait = Duration::from_secs(query.wait.unwrap_or(0).min(app.limits.max_wait_secs));
+    // A read that may be held open takes a slot, decided from the query as decoded above (the
+    // one the read uses): held until the answer is made.
+    let _slot = match query.since {
+        Some(_) if !wait.is_zero() => Some(app.guard.poll(client.0)?),
+        _ => None,
+    };
     let if_none_match = headers.get(header::IF_NONE_MATCH).map(|v| v.as_bytes());
     let tagged = if_none_match.and_then(version_of_tag);
     let read = Box::pin(service::read(
         &app,
-        &id,
+        id.as_str(),
         token.as_ref(),
         query.since,
         tagged,
@@ -190,21 +211,20 @@ fn polled(response: &mut Response, tag: HeaderValue, poll_after: Millis) {
 /// `POST /rooms/{id}/actions`
 pub async fn act<S: RoomStore>(
     State(app): State<App<S>>,
-    Path(id): Path<String>,
+    id: RoomId,
     headers: HeaderMap,
     live: ViewUrl,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    record("room_id", id.as_str());
     let body = body_of(body)?;
-    let request = json_body::<ActionBody>(&body)?.parse();
+    let request = json_body::<ActionBody>(&body)?.parse()?;
     let token = bearer(&headers)?.ok_or(ApiError::Unauthorized)?;
     let key = idempotency(idempotency_key(&headers)?, &body);
     record("action", request.action.kind.as_str());
     // The service's future holds the room (several KB) across its awaits: on the heap it is
     // written once, instead of copied again by every layer the handler's future passes through
     // (that copying was a tenth of an action's CPU).
-    let acted = Box::pin(service::act(&app, &id, &token, request, key))
+    let acted = Box::pin(service::act(&app, id.as_str(), &token, request, key))
         .await
         .map_err(|e| live.conflict(e))?;
     record("version", acted.version);
@@ -226,12 +246,20 @@ pub async fn act<S: RoomStore>(
 /// `GET /rooms/{id}/sgf`
 pub async fn sgf<S: RoomStore>(
     State(app): State<App<S>>,
-    Path(id): Path<String>,
+    id: RoomId,
 ) -> Result<Response, ApiError> {
-    record("room_id", id.as_str());
-    let text = service::sgf(&app, &id).await?;
+    let text = service::sgf(&app, id.as_str()).await?;
+    // An attachment: a browser saves the record rather than rendering it in the app's origin.
+    let disposition = HeaderValue::from_str(&format!("attachment; filename=\"madang-{id}.sgf\""))
+        .map_err(|e| ApiError::Internal(Box::new(e)))?;
     Ok((
-        [(header::CONTENT_TYPE, "application/x-go-sgf; charset=utf-8")],
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/x-go-sgf; charset=utf-8"),
+            ),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
         text,
     )
         .into_response())
@@ -278,6 +306,18 @@ pub async fn dev_clock<S: RoomStore>(
         return Ok(not_found().await);
     }
     let request: ClockRequest = json_body(&body_of(body)?)?;
+    // Checked: the whole offset stays within 100 years, so no clock arithmetic nears overflow.
+    if app
+        .clock
+        .offset()
+        .checked_add(request.advance_ms)
+        .is_none_or(|total| total > crate::app::MAX_CLOCK_OFFSET_MS)
+    {
+        return Err(ApiError::Invalid {
+            code: "CLOCK_OUT_OF_RANGE",
+            message: "시계는 모두 합해 100년까지만 앞으로 돌릴 수 있어요.".into(),
+        });
+    }
     let now = app.advance_clock(request.advance_ms).await?;
     Ok(Json(json!({ "now": now })).into_response())
 }

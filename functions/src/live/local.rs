@@ -195,7 +195,8 @@ async fn serve_socket<S: RoomStore>(app: &App<S>, socket: &mut WebSocket) -> End
                 check = Instant::now() + ROOM_CHECK_EVERY;
                 if let Some(w) = watch.as_ref() {
                     // A lost read is retried at the next check.
-                    if let Err(StoreError::NotFound) = app.store.peek(&w.room, app.clock.now()).await {
+                    if let Err(StoreError::NotFound) = app.store.peek(&w.room, app.clock.now()).await
+                    {
                         return End::Refuse(LiveError::RoomNotFound);
                     }
                 }

@@ -164,7 +164,7 @@ pub async fn post<S: RoomStore>(
             ));
         }
         (None, Some(name)) => Sender::Spectator {
-            name: madang_core::room::player_name(&name)?,
+            name: madang_core::room::player_name(&name)?.to_string(),
             key: format!("~{client:016x}"),
         },
         (None, None) => return Err(ApiError::Unauthorized),

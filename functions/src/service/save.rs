@@ -240,7 +240,7 @@ where
         {
             metrics::record(Metric::ActionsApplied(added));
             // The earlier attempt landed after all: that is the answer, and nothing is redone.
-            tracing::info!(room_id = %id, "an unconfirmed save had landed");
+            tracing::info!(room = %crate::api::ids::digest_of(&id), "an unconfirmed save had landed");
             store.announce(&id, loaded.room.version()).await;
             owe_presence(store, &mut loaded).await;
             return Ok(Saved {
@@ -296,7 +296,7 @@ where
             }
             // The write may or may not have landed: load the room again to find out.
             Err(e @ StoreError::Unavailable(_)) => {
-                tracing::warn!(room_id = %id, error = %crate::error::chain(&e), "save outcome unknown");
+                tracing::warn!(room = %crate::api::ids::digest_of(&id), error = %crate::error::chain(&e), "save outcome unknown");
                 unconfirmed = Some((outcome, added));
                 last_failure = Some(e);
             }
@@ -320,6 +320,6 @@ async fn owe_presence<S: RoomStore>(store: &S, loaded: &mut Loaded) {
     if let Some((player, now)) = loaded.touch.take()
         && let Err(e) = store.touch(&loaded.id, player.as_str(), now).await
     {
-        tracing::warn!(room_id = %loaded.id, error = %crate::error::chain(&e), "presence write failed");
+        tracing::warn!(room = %crate::api::ids::digest_of(&loaded.id), error = %crate::error::chain(&e), "presence write failed");
     }
 }

@@ -1,11 +1,12 @@
 //! Taking seats: creating a room (its creator becomes host) and joining one.
 
 use madang_core::baduk::{Baduk, BadukOptions};
-use madang_core::room::{AnyRoom, Room, TokenHash};
+use madang_core::room::{AnyRoom, PlayerName, Room, TokenHash};
 use madang_core::yut::{Yut, YutOptions};
 use madang_core::{Game, GameRng, Millis, PlayerId, with_room};
 use madang_infra::RoomStore;
 use serde_json::value::RawValue;
+use sha2::{Digest, Sha256};
 
 use super::save::{Loaded, Target, transact};
 use super::{new_request_id, random_bytes};
@@ -24,8 +25,8 @@ pub enum RoomOptions {
 /// `POST /rooms`, parsed.
 #[derive(Clone, Debug)]
 pub struct NewRoom {
-    /// The creator's display name (already checked).
-    pub name: String,
+    /// The creator's display name.
+    pub name: PlayerName,
     /// The game and its options.
     pub options: RoomOptions,
     /// `MADANG_DEV=1` only: seed the room's generator for a reproducible game.
@@ -104,9 +105,10 @@ pub async fn create_room<S: RoomStore>(app: &App<S>, new: NewRoom) -> Result<Sea
     };
     let (token, hash) = new_token()?;
     let id = new_room_id()?;
+    let name = new.name.into_string();
     let (room, host) = match new.options {
-        RoomOptions::Yut(o) => open::<Yut>(id.clone(), new.name, hash, o, rng, now)?,
-        RoomOptions::Baduk(o) => open::<Baduk>(id.clone(), new.name, hash, o, rng, now)?,
+        RoomOptions::Yut(o) => open::<Yut>(id.clone(), name, hash, o, rng, now)?,
+        RoomOptions::Baduk(o) => open::<Baduk>(id.clone(), name, hash, o, rng, now)?,
     };
     let loaded = Loaded::new_room(id.clone(), room, host.clone(), now);
     let saved = transact(
@@ -125,34 +127,67 @@ pub async fn create_room<S: RoomStore>(app: &App<S>, new: NewRoom) -> Result<Sea
     })
 }
 
-/// Takes a new player into a lobby. `client` is the room-salted hash of the joiner's address
-/// (0: unknown): a player kicked from this room cannot join it again from there.
+/// The token of a keyed join: 192 bits of SHA-256 over the room id and the `Idempotency-Key`.
+/// The key is the client's own 128 random bits or more, sent only to this server, so the token
+/// is as unguessable as a drawn one; a retry with the same key arrives at the same token, and
+/// so at the seat the first attempt took — nothing is stored for it.
+fn keyed_token(id: &str, key: &str) -> (String, TokenHash) {
+    let digest = Sha256::digest([b"madang join\0", id.as_bytes(), b"\0", key.as_bytes()].concat());
+    let token = base64url(&digest[..24]);
+    let hash = TokenHash::of(&token);
+    (token, hash)
+}
+
+/// The shortest `Idempotency-Key` a join accepts: 32 characters (128 bits in hex, what the JS
+/// client draws), since the key stands in for the token's randomness.
+pub const MIN_JOIN_KEY_CHARS: usize = 32;
+
+/// Takes a new player into a lobby. `bar` is [`madang_core::room::bar_of`] the token the
+/// joiner held here before (0: none): a kicked seat's token cannot take another. With an
+/// `Idempotency-Key` (`key`) a retried join — its first answer lost — gets the seat the first
+/// attempt took (`replayed`), never a second one.
 pub async fn join_room<S: RoomStore>(
     app: &App<S>,
     id: &str,
-    name: String,
-    client: u64,
-) -> Result<Seated, ApiError> {
+    name: PlayerName,
+    bar: u64,
+    key: Option<&str>,
+) -> Result<(Seated, bool), ApiError> {
+    let name = name.into_string();
     // Drawn once: a join redone after a conflict seats the same token, and a join whose save
     // landed unconfirmed is recognised by the request id.
-    let (token, hash) = new_token()?;
+    let (token, hash) = match key {
+        Some(key) if key.len() < MIN_JOIN_KEY_CHARS => {
+            return Err(ApiError::Malformed(format!(
+                "참가 요청의 Idempotency-Key는 {MIN_JOIN_KEY_CHARS}자 이상이어야 해요."
+            )));
+        }
+        Some(key) => keyed_token(id, key),
+        None => new_token()?,
+    };
+    let mut replayed = false;
     let saved = transact(
         &*app.store,
         || app.clock.now(),
         Target::Load(id),
         new_request_id()?,
         |loaded, _, now| {
+            if let Some(player) = loaded.authenticate(&hash) {
+                replayed = true;
+                return Ok(player);
+            }
             let player =
-                with_room!(&mut loaded.room, r => r.join_from(name.clone(), hash, client, now))?;
+                with_room!(&mut loaded.room, r => r.join_from(name.clone(), hash, bar, now))?;
             loaded.see(&player, now);
             Ok(player)
         },
     )
     .await?;
-    Ok(Seated {
+    let seated = Seated {
         room_id: id.to_owned(),
         room: saved.loaded.view(Some(&saved.outcome), saved.now)?,
         player_id: saved.outcome,
         token,
-    })
+    };
+    Ok((seated, replayed))
 }

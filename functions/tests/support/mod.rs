@@ -4,10 +4,12 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-/// Starts `madang` on `127.0.0.1:0` with its data in `data` and `env` added, and waits for the
+/// Starts `madang` (this build's, or the one `MADANG_BIN` names: run a suite against another
+/// build, e.g. to see its tests fail on an older binary) on `127.0.0.1:0` with its data in `data` and `env` added, and waits for the
 /// line it prints once listening. Returns the process and its base URL (`http://127.0.0.1:PORT`).
 pub fn spawn_madang(data: &Path, env: &[(&str, &str)]) -> (Child, String) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_madang"));
+    let bin = std::env::var("MADANG_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_madang").into());
+    let mut command = Command::new(bin);
     command
         .env("MADANG_ADDR", "127.0.0.1:0")
         .env("MADANG_DATA", data)
