@@ -65,7 +65,8 @@ impl ChatSetting {
     pub const LABEL: &'static str = "채팅";
 
     /// The Korean label of each value of [`ChatSetting::ALL`], in the same order.
-    pub const VALUE_LABELS: [&'static str; 3] = ["글과 이모티콘", "이모티콘·정해진 말만", "채팅 없음"];
+    pub const VALUE_LABELS: [&'static str; 3] =
+        ["글과 이모티콘", "이모티콘·정해진 말만", "채팅 없음"];
 
     /// The option's help line in the schema.
     pub const HELP: &'static str = "방 안에서 주고받는 말이에요. 관전석의 말은 관전석에만 보여요.";

@@ -30,8 +30,7 @@ pub use lobby::{
     AnyAction, LobbyAction, LobbyEvent, MAX_BARRED, Pick, RoomAction, RoomEvent, bar_of,
 };
 pub use name::{
-    MAX_MARKS_PER_GRAPHEME, MAX_NAME_BYTES, MAX_NAME_GRAPHEMES, PlayerName, clean_text,
-    player_name,
+    MAX_MARKS_PER_GRAPHEME, MAX_NAME_BYTES, MAX_NAME_GRAPHEMES, PlayerName, clean_text, player_name,
 };
 pub use poll::{
     AFTER_DEADLINE_MS, POLL_AWAITED_MS, POLL_FINISHED_MS, POLL_MIN_MS, POLL_SOON_MS,

@@ -7,8 +7,8 @@ use super::options::{
     BackdoFromDo, EndMode, FinishRule, Mode, OnLeave, PlayerLimits, Ranking, Ruleset, StickModel,
     TimeoutPolicy, YutOptions,
 };
-use crate::chat::ChatSetting;
 use super::throw::Throw;
+use crate::chat::ChatSetting;
 use crate::schema::{Constraint, GameSchema, OptionSpec, PLAYERS, Preset, ThrowOdds, Values};
 
 /// A list of values followed by `null`.

@@ -12,7 +12,7 @@
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, QueryRejection};
-use axum::extract::{Path, Query, State};
+use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use madang_core::PlayerId;
@@ -22,6 +22,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::extract::{Client, bearer, json_body};
+use super::ids::RoomId;
 use crate::app::App;
 use crate::error::ApiError;
 use crate::service::chat::{self as service, ChatPost, Said};
@@ -34,8 +35,8 @@ fn body_of(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
     })
 }
 
-fn record_room(id: &str) {
-    tracing::Span::current().record("room_id", id);
+/// Names the request in its span (the room is recorded, as a digest, by [`RoomId`]'s extractor).
+fn record_chat() {
     tracing::Span::current().record("action", "chat");
 }
 
@@ -79,15 +80,22 @@ impl PostBody {
 /// `POST /rooms/{id}/chat`: 201 `{"seq": N}`.
 pub async fn post<S: RoomStore>(
     State(app): State<App<S>>,
-    Path(id): Path<String>,
+    id: RoomId,
     client: Client,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    record_room(&id);
+    record_chat();
     let request = json_body::<PostBody>(&body_of(body)?)?.parse()?;
     let token = bearer(&headers)?;
-    let seq = service::post(&app, &id, token.as_ref(), client.key_for(&id), request).await?;
+    let seq = service::post(
+        &app,
+        id.as_str(),
+        token.as_ref(),
+        client.key_for(id.as_str()),
+        request,
+    )
+    .await?;
     Ok((StatusCode::CREATED, Json(json!({ "seq": seq }))).into_response())
 }
 
@@ -103,15 +111,15 @@ pub struct ReadQuery {
 /// 304 when `If-None-Match` names it.
 pub async fn get<S: RoomStore>(
     State(app): State<App<S>>,
-    Path(id): Path<String>,
+    id: RoomId,
     query: Result<Query<ReadQuery>, QueryRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    record_room(&id);
+    record_chat();
     let Query(query) = query.map_err(|e| ApiError::Malformed(e.body_text()))?;
     let token = bearer(&headers)?;
     let (messages, tag) =
-        service::read(&app, &id, token.as_ref(), query.after.unwrap_or(0)).await?;
+        service::read(&app, id.as_str(), token.as_ref(), query.after.unwrap_or(0)).await?;
     let etag =
         HeaderValue::from_str(&format!("\"{tag}\"")).unwrap_or(HeaderValue::from_static("\"0\""));
     let unchanged = headers
@@ -141,16 +149,16 @@ struct MuteBody {
 /// `POST /rooms/{id}/chat/mute` (host): 200 `{"muted": [playerId…]}`.
 pub async fn mute<S: RoomStore>(
     State(app): State<App<S>>,
-    Path(id): Path<String>,
+    id: RoomId,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    record_room(&id);
+    record_chat();
     let request: MuteBody = json_body(&body_of(body)?)?;
     let token = bearer(&headers)?.ok_or(ApiError::Unauthorized)?;
     let muted = service::mute(
         &app,
-        &id,
+        id.as_str(),
         &token,
         PlayerId::new(request.player_id),
         request.muted,
