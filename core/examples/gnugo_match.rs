@@ -30,7 +30,15 @@ impl Gtp {
     fn start(level: u32) -> Gtp {
         let bin = std::env::var("GNUGO").unwrap_or_else(|_| "/usr/games/gnugo".to_owned());
         let mut child = Command::new(bin)
-            .args(["--mode", "gtp", "--boardsize", "9", "--komi", "6.5", "--level"])
+            .args([
+                "--mode",
+                "gtp",
+                "--boardsize",
+                "9",
+                "--komi",
+                "6.5",
+                "--level",
+            ])
             .arg(level.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -80,7 +88,11 @@ fn gtp_color(c: Color) -> &'static str {
 
 /// Plays one game; returns whether the bot won and its longest move time in ms.
 fn game(level: u8, index: u64, gnugo_level: u32) -> (bool, f64, usize) {
-    let bot_color = if index % 2 == 0 { Color::Black } else { Color::White };
+    let bot_color = if index % 2 == 0 {
+        Color::Black
+    } else {
+        Color::White
+    };
     let (a, b) = (PlayerId::new("p_botbot1"), PlayerId::new("p_gnugo01"));
     let (black, white) = match bot_color {
         Color::Black => (a, b),
@@ -134,8 +146,14 @@ fn game(level: u8, index: u64, gnugo_level: u32) -> (bool, f64, usize) {
         if let Err(e) = Baduk::apply(&mut state, Actor::Player(&id), &action, &mut rng, now) {
             // GNU Go knows simple ko only; a superko repetition ends the game for it as a pass.
             eprintln!("game {index}: {action:?} refused ({e}); counted as a pass");
-            Baduk::apply(&mut state, Actor::Player(&id), &BadukAction::Pass {}, &mut rng, now)
-                .unwrap();
+            Baduk::apply(
+                &mut state,
+                Actor::Player(&id),
+                &BadukAction::Pass {},
+                &mut rng,
+                now,
+            )
+            .unwrap();
             gtp.send("undo");
             gtp.send(&format!("play {} pass", gtp_color(color)));
         }

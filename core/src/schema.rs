@@ -39,6 +39,25 @@ pub struct GameSchema {
     pub constraints: Vec<Constraint>,
     /// Named sets of options a client can offer as one choice.
     pub presets: Vec<Preset>,
+    /// The computer players the host can seat (`addBot`).
+    pub bots: Bots,
+}
+
+/// The computer players a game offers: `{"levels": [{"level": 1, "label": "입문"}, …]}`,
+/// weakest first (empty: none).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Bots {
+    /// The levels, weakest first.
+    pub levels: Vec<crate::game::BotLevel>,
+}
+
+impl Bots {
+    /// The levels game `G` offers.
+    pub fn of<G: crate::game::Game>() -> Bots {
+        Bots {
+            levels: G::bot_levels().to_vec(),
+        }
+    }
 }
 
 /// One option.
@@ -225,6 +244,7 @@ mod tests {
     #[test]
     fn constraints_apply_when_their_condition_holds_and_name_the_field() {
         let schema = GameSchema {
+            bots: Bots { levels: Vec::new() },
             game: "test",
             options: vec![OptionSpec {
                 key: "mode",

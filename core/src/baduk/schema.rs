@@ -140,6 +140,7 @@ impl BadukOptions {
             },
         ];
         GameSchema {
+            bots: crate::schema::Bots::of::<super::Baduk>(),
             game: "baduk",
             options,
             constraints,

@@ -67,6 +67,15 @@ pub enum RoomError {
     /// characters (see [`super::player_name`]).
     #[error("이름은 보이는 글자로 1~20자까지 쓸 수 있어요. 제어·서식 문자는 쓸 수 없어요.")]
     InvalidName,
+    /// `addBot` in a game that has no computer players.
+    #[error("이 게임에는 컴퓨터 참가자가 없어요.")]
+    NoBots,
+    /// `addBot` with a level the game does not offer (`GET /games/{kind}` lists them).
+    #[error("그런 컴퓨터 수준은 없어요.")]
+    BadBotLevel,
+    /// `start` with no person among the players: computer players alone do not play.
+    #[error("사람이 한 명은 있어야 시작할 수 있어요.")]
+    OnlyBots,
     /// An `Idempotency-Key` was reused with a different request body.
     #[error("같은 Idempotency-Key로 다른 요청을 보낼 수 없어요.")]
     IdempotencyKeyReused,
@@ -92,6 +101,9 @@ impl RoomError {
             RoomError::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
             RoomError::InvalidName => "INVALID_NAME",
             RoomError::Kicked => "KICKED",
+            RoomError::NoBots => "NO_BOTS",
+            RoomError::BadBotLevel => "BAD_BOT_LEVEL",
+            RoomError::OnlyBots => "ONLY_BOTS",
         }
     }
 

@@ -119,6 +119,7 @@ impl YutOptions {
             ),
         ];
         GameSchema {
+            bots: crate::schema::Bots::of::<super::Yut>(),
             game: "yut",
             options,
             constraints: Self::constraints(),

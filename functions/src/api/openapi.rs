@@ -57,6 +57,9 @@ pub const PROBLEM_CODES: &[(u16, &[&str])] = &[
             "NOT_FINISHED",
             "BAD_SEAT",
             "CANNOT_KICK_SELF",
+            "NO_BOTS",
+            "BAD_BOT_LEVEL",
+            "ONLY_BOTS",
             // 윷놀이.
             "NOT_A_PLAYER",
             "ALREADY_OUT",
@@ -552,7 +555,7 @@ fn game_schema_schemas() -> Value {
         "GameSchema": {
             "type": "object",
             "additionalProperties": false,
-            "required": ["game", "options", "constraints", "presets"],
+            "required": ["game", "options", "constraints", "presets", "bots"],
             "properties": {
                 "game": {"enum": ["yut", "baduk"]},
                 "options": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["key", "label", "values", "default"], "properties": {
@@ -567,7 +570,13 @@ fn game_schema_schemas() -> Value {
                     "reportedAs": {"type": ["string", "null"], "description": "The INVALID_OPTIONS field an offence is reported under (null: the key itself)"},
                     "reason": {"type": "string"}
                 }}},
-                "presets": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["name", "label", "options"], "properties": {"name": {"type": "string"}, "label": {"type": "string"}, "options": {"type": "object"}}}}
+                "presets": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["name", "label", "options"], "properties": {"name": {"type": "string"}, "label": {"type": "string"}, "options": {"type": "object"}}}},
+                "bots": {"type": "object", "additionalProperties": false, "required": ["levels"], "description": "The computer players the host can seat with `addBot`, weakest first", "properties": {
+                    "levels": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["level", "label"], "properties": {
+                        "level": {"type": "integer", "minimum": 1, "description": "What `addBot` sends as `level`"},
+                        "label": {"type": "string", "description": "Korean, e.g. 입문"}
+                    }}}
+                }}
             }
         },
         "Values": {

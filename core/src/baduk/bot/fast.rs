@@ -124,7 +124,12 @@ impl FastBoard {
     /// The four diagonal neighbours of `p`.
     #[inline]
     pub fn diags(&self, p: usize) -> [usize; 4] {
-        [p - self.w - 1, p - self.w + 1, p + self.w - 1, p + self.w + 1]
+        [
+            p - self.w - 1,
+            p - self.w + 1,
+            p + self.w - 1,
+            p + self.w + 1,
+        ]
     }
 
     /// The empty points.

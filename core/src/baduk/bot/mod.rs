@@ -240,11 +240,7 @@ fn prepare(state: &BadukState, to_move: Color) -> (FastBoard, Eval) {
 /// It passes when the opponent has just passed and the count with the stones it believes dead
 /// already wins, or when every move it would consider is in settled territory (nothing left to
 /// gain); it resigns (level 3 and up) when its best win rate is below 4 % late in the game.
-pub fn choose_move(
-    state: &BadukState,
-    level: u8,
-    rng: &mut GameRng,
-) -> Result<BotMove, BotError> {
+pub fn choose_move(state: &BadukState, level: u8, rng: &mut GameRng) -> Result<BotMove, BotError> {
     if state.phase() != Phase::Playing {
         return Err(BotError::WrongPhase);
     }
@@ -438,7 +434,11 @@ fn closer_toggle(
         // What the server's toggle would do: the whole group, on or off.
         let group = scoring::group(board, i, &current);
         let toggled: Vec<usize> = if current.contains(&i) {
-            current.iter().copied().filter(|d| !group.contains(d)).collect()
+            current
+                .iter()
+                .copied()
+                .filter(|d| !group.contains(d))
+                .collect()
         } else {
             let mut t = current.to_vec();
             t.extend(&group);

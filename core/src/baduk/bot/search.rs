@@ -210,7 +210,13 @@ pub(crate) struct Search {
 }
 
 impl Search {
-    pub fn new(root: FastBoard, eval: Eval, params: Params, seed: u64, allowed: Option<Vec<bool>>) -> Self {
+    pub fn new(
+        root: FastBoard,
+        eval: Eval,
+        params: Params,
+        seed: u64,
+        allowed: Option<Vec<bool>>,
+    ) -> Self {
         let n = root.cells.len();
         let to_move = root.to_move;
         Search {
@@ -346,7 +352,10 @@ impl Search {
                 nd.n += 1.0;
                 nd.w += value(nd.color);
             }
-            let (first, count) = (self.nodes[id].first as usize, usize::from(self.nodes[id].count));
+            let (first, count) = (
+                self.nodes[id].first as usize,
+                usize::from(self.nodes[id].count),
+            );
             for c in &mut self.nodes[first..first + count] {
                 let m = usize::from(c.mv);
                 if m != PASS && self.amaf[m] == c.color {

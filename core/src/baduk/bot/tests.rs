@@ -26,8 +26,12 @@ fn new_game(json: &str) -> (BadukState, GameRng) {
 fn act(state: &mut BadukState, color: Color, action: &BadukAction, rng: &mut GameRng) {
     let id = state.players().get(color).clone();
     let now = 1_000 * (state.moves().len() as u64 + 1);
-    Baduk::apply(state, Actor::Player(&id), action, rng, now)
-        .unwrap_or_else(|e| panic!("{action:?} by {color:?} refused: {e}\n{:?}", state.position().board()));
+    Baduk::apply(state, Actor::Player(&id), action, rng, now).unwrap_or_else(|e| {
+        panic!(
+            "{action:?} by {color:?} refused: {e}\n{:?}",
+            state.position().board()
+        )
+    });
 }
 
 /// A 9×9 (or other) game whose board is `rows`, `to_move` to play, built by playing the stones
@@ -45,7 +49,11 @@ fn fixture(rows: &[&str], to_move: Color, json: &str) -> (BadukState, GameRng) {
     let (mut b, mut w) = (stones[0].iter(), stones[1].iter());
     loop {
         let color = state.turn();
-        let next = if color == Color::Black { b.next() } else { w.next() };
+        let next = if color == Color::Black {
+            b.next()
+        } else {
+            w.next()
+        };
         match next {
             Some(p) => act(&mut state, color, &BotMove::Place(*p).action(), &mut rng),
             None if b.len() == 0 && w.len() == 0 => break,
@@ -59,7 +67,11 @@ fn fixture(rows: &[&str], to_move: Color, json: &str) -> (BadukState, GameRng) {
         let turn = state.turn();
         act(&mut state, turn, &BadukAction::Pass {}, &mut rng);
     }
-    assert_eq!(state.position().board().cells(), board.cells(), "fixture captured something");
+    assert_eq!(
+        state.position().board().cells(),
+        board.cells(),
+        "fixture captured something"
+    );
     (state, rng)
 }
 
@@ -143,7 +155,11 @@ fn the_bot_passes_when_the_opponent_passed_and_the_game_is_decided() {
     // White to move after black's pass: nothing is left to gain on the board.
     assert_eq!(state.turn(), Color::White);
     for level in [1, 4, 6] {
-        assert_eq!(choose_move(&state, level, &mut rng).unwrap(), BotMove::Pass, "level {level}");
+        assert_eq!(
+            choose_move(&state, level, &mut rng).unwrap(),
+            BotMove::Pass,
+            "level {level}"
+        );
     }
 }
 
@@ -156,7 +172,12 @@ fn in_the_scoring_phase_the_bot_counts_the_lone_stone_dead() {
     let dead = Point::new(2, 4).index(9);
     // Whatever the suggestion was, take it off and let each side's bot act until both agree.
     if state.marks().unwrap().dead_indices().contains(&dead) {
-        act(&mut state, Color::White, &BadukAction::ToggleDead { x: 2, y: 4 }, &mut rng);
+        act(
+            &mut state,
+            Color::White,
+            &BadukAction::ToggleDead { x: 2, y: 4 },
+            &mut rng,
+        );
     }
     assert!(!state.marks().unwrap().dead_indices().contains(&dead));
     let mut steps = 0;
@@ -181,7 +202,10 @@ fn in_the_scoring_phase_the_bot_counts_the_lone_stone_dead() {
 #[test]
 fn wrong_phase_and_unknown_level_are_errors() {
     let (state, mut rng) = new_game(r#"{"boardSize": 9}"#);
-    assert_eq!(choose_move(&state, 0, &mut rng), Err(BotError::UnknownLevel(0)));
+    assert_eq!(
+        choose_move(&state, 0, &mut rng),
+        Err(BotError::UnknownLevel(0))
+    );
     assert_eq!(
         scoring_move(&state, Color::Black, 1, &mut rng),
         Err(BotError::WrongPhase)
@@ -230,7 +254,10 @@ fn random_prefix(state: &mut BadukState, rng: &mut GameRng, len: usize, mut seed
             seed ^= seed >> 7;
             seed ^= seed << 17;
             let i = (seed % (size * size) as u64) as i32;
-            let place = BadukAction::Place { x: i % size, y: i / size };
+            let place = BadukAction::Place {
+                x: i % size,
+                y: i / size,
+            };
             Baduk::apply(state, Actor::Player(&id), &place, rng, 0).is_ok()
         });
         if !placed {
