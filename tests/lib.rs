@@ -9,6 +9,7 @@
 //! - [`overdue`]: the room with an overdue turn both sweeper races start from.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod bots;
 pub mod contract;
 pub mod exactly_once;
 pub mod games;
