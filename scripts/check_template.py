@@ -37,6 +37,48 @@ SWEEPER_INDEX_ACTIONS = {"dynamodb:Query"}
 THROTTLED_ROUTES = {"POST /rooms": 0.1, "POST /rooms/{id}/players": 0.2}
 # Response headers the API documents (README, openapi.json) that browsers must be able to read.
 EXPOSED_HEADERS = {"ETag", "Idempotent-Replayed", "Retry-After"}
+# Operations (issue 23, docs/operate.md). The cost allocation tag every taggable resource carries.
+STACK_TAG = "madang-stack"
+# Resource types that take tags, and how: a list of {Key, Value} or a map. (Lambda URLs and
+# permissions, API Gateway routes and integrations, SNS subscriptions and topic policies, and
+# CloudWatch dashboards have no tags in CloudFormation.)
+TAGGABLE = {
+    "AWS::DynamoDB::Table": "list", "AWS::Logs::LogGroup": "list", "AWS::SNS::Topic": "list",
+    "AWS::CloudWatch::Alarm": "list", "AWS::Budgets::Budget": "list",
+    "AWS::ApiGatewayV2::Api": "map", "AWS::ApiGatewayV2::Stage": "map",
+    "AWS::Serverless::Function": "map",
+}
+# Alarm logical id: (condition, {(namespace, metric name, dimension name, dimension target)}
+# the alarm must watch, TreatMissingData). A dimension target is the resource or pseudo
+# parameter its value refers to.
+ALARMS = {
+    "HttpApi5xxAlarm": ("UseHttpApi", {("AWS/ApiGateway", "5xx", "ApiId", "HttpApi"),
+                                       ("AWS/ApiGateway", "Count", "ApiId", "HttpApi")}, "notBreaching"),
+    "FunctionUrl5xxAlarm": ("UseFunctionUrl", {("AWS/Lambda", "Url5xxCount", "FunctionName", "ApiFunction"),
+                                               ("AWS/Lambda", "UrlRequestCount", "FunctionName", "ApiFunction")},
+                            "notBreaching"),
+    "ApiErrorsAlarm": (None, {("AWS/Lambda", "Errors", "FunctionName", "ApiFunction")}, "notBreaching"),
+    "SweeperErrorsAlarm": (None, {("AWS/Lambda", "Errors", "FunctionName", "SweeperFunction")}, "notBreaching"),
+    "ApiThrottlesAlarm": (None, {("AWS/Lambda", "Throttles", "FunctionName", "ApiFunction")}, "notBreaching"),
+    "SweeperThrottlesAlarm": (None, {("AWS/Lambda", "Throttles", "FunctionName", "SweeperFunction")},
+                              "notBreaching"),
+    "TableThrottlesAlarm": (None, {("AWS/DynamoDB", "ReadThrottleEvents", "TableName", "RoomsTable"),
+                                   ("AWS/DynamoDB", "WriteThrottleEvents", "TableName", "RoomsTable")},
+                            "notBreaching"),
+    # Missing data is a sweep that did not happen: breaching.
+    "SweeperLagAlarm": (None, {("Madang", "SweeperLag", "Stage", "AWS::StackName")}, "breaching"),
+    "SweeperNotRunningAlarm": (None, {("AWS/Lambda", "Invocations", "FunctionName", "SweeperFunction")},
+                               "breaching"),
+    "LivePostFailuresAlarm": (None, {("Madang", "LivePostFailures", "Stage", "AWS::StackName")}, "notBreaching"),
+}
+# Metric names the dashboard must show: the code's (functions/src/metrics.rs) and the cost drivers.
+DASHBOARD_METRICS = {
+    "Requests", "ActionsApplied", "ConflictsRedone", "VersionConflicts", "RoomBusy", "IdempotentReplays",
+    "RateLimited", "StoreLoadTime", "StoreSaveTime", "SweeperLag", "LivePosts", "LiveGone",
+    "LivePostFailures", "ChatMessages", "BotMoveTime", "EngineFailures",
+    "Invocations", "Duration", "ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits",
+}
+METRICS_RS = ROOT / "functions" / "src" / "metrics.rs"
 PSEUDO = {
     "AWS::AccountId", "AWS::NotificationARNs", "AWS::NoValue", "AWS::Partition",
     "AWS::Region", "AWS::StackId", "AWS::StackName", "AWS::URLSuffix",
@@ -349,7 +391,142 @@ def check(t):
 
     outputs = t.get("Outputs", {})
     expect({"ApiUrl", "TableName"} <= set(outputs), "Outputs must include ApiUrl and TableName")
+    check_operations(t, expect, is_ref)
     return fails
+
+
+def check_operations(t, expect, is_ref):
+    """Issue 23: the alarms, their topic, the optional budget, the dashboard, the tags, deletion
+    protection and the JSON logs."""
+    resources = t.get("Resources", {})
+    parameters = t.get("Parameters", {})
+    conditions = t.get("Conditions", {})
+
+    def stack_tagged(tags, shape):
+        if shape == "map":
+            return isinstance(tags, dict) and is_ref(tags.get(STACK_TAG), "AWS::StackName")
+        return isinstance(tags, list) and any(
+            isinstance(tag, dict) and tag.get("Key") == STACK_TAG and is_ref(tag.get("Value"), "AWS::StackName")
+            for tag in tags)
+
+    # Tags: on every taggable resource (functions through Globals or their own Tags).
+    global_tags = t.get("Globals", {}).get("Function", {}).get("Tags")
+    for name, res in resources.items():
+        shape = TAGGABLE.get(res.get("Type"))
+        if shape is None:
+            continue
+        key = "ResourceTags" if res.get("Type") == "AWS::Budgets::Budget" else "Tags"
+        tags = res.get("Properties", {}).get(key)
+        if res.get("Type") == "AWS::Serverless::Function" and tags is None:
+            tags = global_tags
+        expect(stack_tagged(tags, shape), f"{name}: must carry the tag {STACK_TAG} = !Ref AWS::StackName")
+    env = t.get("Globals", {}).get("Function", {}).get("Environment", {}).get("Variables", {})
+    expect(is_ref(env.get("MADANG_STAGE"), "AWS::StackName"),
+           "Globals: MADANG_STAGE (the metrics' Stage dimension) must be !Ref AWS::StackName")
+
+    # Safety: deletion protection on the table; the functions log JSON.
+    table = resources.get("RoomsTable", {}).get("Properties", {})
+    expect(table.get("DeletionProtectionEnabled") is True, "RoomsTable must have DeletionProtectionEnabled: true")
+    for fn in FUNCTIONS:
+        logging = resources.get(fn, {}).get("Properties", {}).get("LoggingConfig", {}) or {}
+        expect(logging.get("LogFormat") == "JSON", f"{fn}: LoggingConfig.LogFormat must be JSON")
+
+    # The topic, and its optional e-mail subscription.
+    expect(resources.get("AlarmTopic", {}).get("Type") == "AWS::SNS::Topic", "AlarmTopic must be an SNS topic")
+    email = parameters.get("AlarmEmail", {})
+    expect(email.get("Type") == "String" and email.get("Default") == "",
+           "AlarmEmail must be a String parameter defaulting to empty")
+    sub = resources.get("AlarmEmailSubscription", {})
+    sub_props = sub.get("Properties", {})
+    has_email = conditions.get("HasAlarmEmail")
+    expect(sub.get("Type") == "AWS::SNS::Subscription" and sub.get("Condition") == "HasAlarmEmail"
+           and sub_props.get("Protocol") == "email" and is_ref(sub_props.get("Endpoint"), "AlarmEmail")
+           and is_ref(sub_props.get("TopicArn"), "AlarmTopic")
+           and isinstance(has_email, Tag) and has_email.name == "Not",
+           "AlarmEmailSubscription: an email subscription of AlarmEmail to AlarmTopic, only when HasAlarmEmail")
+
+    # The alarms: each watches what it must and notifies the topic.
+    for name, (condition, watched, missing) in ALARMS.items():
+        res = resources.get(name, {})
+        props = res.get("Properties", {})
+        expect(res.get("Type") == "AWS::CloudWatch::Alarm", f"{name} must be a CloudWatch alarm")
+        expect(res.get("Condition") == condition, f"{name}: Condition must be {condition}")
+        actions = props.get("AlarmActions", [])
+        expect(any(is_ref(a, "AlarmTopic") for a in actions), f"{name}: AlarmActions must notify AlarmTopic")
+        expect(props.get("TreatMissingData") == missing, f"{name}: TreatMissingData must be {missing}")
+        stats = []
+        if "MetricName" in props:
+            stats.append(props)
+        for query in props.get("Metrics", []) or []:
+            metric = query.get("MetricStat", {}).get("Metric")
+            if metric:
+                stats.append(metric)
+        seen = set()
+        for metric in stats:
+            for dim in metric.get("Dimensions", []) or []:
+                value = dim.get("Value")
+                target = value.value if isinstance(value, Tag) and value.name == "Ref" else None
+                seen.add((metric.get("Namespace"), metric.get("MetricName"), dim.get("Name"), target))
+        expect(watched <= seen, f"{name}: must watch {sorted(watched - seen)}")
+    lag = resources.get("SweeperLagAlarm", {}).get("Properties", {})
+    expect(lag.get("Threshold") == 120000 and lag.get("ComparisonOperator") == "GreaterThanThreshold",
+           "SweeperLagAlarm: more than 120000 ms (two sweeps) late")
+    not_running = resources.get("SweeperNotRunningAlarm", {}).get("Properties", {})
+    expect(not_running.get("ComparisonOperator") == "LessThanThreshold" and not_running.get("Threshold") == 1,
+           "SweeperNotRunningAlarm: fewer than 1 invocation")
+    # The metric names the alarms and the dashboard use are the code's.
+    code = METRICS_RS.read_text(encoding="utf-8")
+    for metric in ("SweeperLag", "LivePostFailures", *sorted(DASHBOARD_METRICS - {
+            "Invocations", "Duration", "ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits"})):
+        expect(f'"{metric}"' in code, f"metric {metric} is not one functions/src/metrics.rs writes")
+
+    # The budget: optional, this stack's tag, 80 % and 100 % to the topic.
+    budget_param = parameters.get("MonthlyBudgetUsd", {})
+    expect(budget_param.get("Type") == "Number" and budget_param.get("Default") == 0,
+           "MonthlyBudgetUsd must be a Number parameter defaulting to 0 (no budget)")
+    budget = resources.get("MonthlyBudget", {})
+    expect(budget.get("Type") == "AWS::Budgets::Budget" and budget.get("Condition") == "HasBudget",
+           "MonthlyBudget must be an AWS::Budgets::Budget with Condition HasBudget")
+    has_budget = conditions.get("HasBudget")
+    expect(isinstance(has_budget, Tag) and has_budget.name == "Not"
+           and "MonthlyBudgetUsd" in repr(has_budget.value), "HasBudget must test MonthlyBudgetUsd")
+    spec = budget.get("Properties", {}).get("Budget", {})
+    expect(spec.get("BudgetType") == "COST" and spec.get("TimeUnit") == "MONTHLY"
+           and is_ref(spec.get("BudgetLimit", {}).get("Amount"), "MonthlyBudgetUsd"),
+           "MonthlyBudget: a monthly COST budget of MonthlyBudgetUsd")
+    filters = spec.get("CostFilters", {}).get("TagKeyValue", [])
+    expect(any(isinstance(f, Tag) and f.name == "Sub" and f.value == f"user:{STACK_TAG}$${{AWS::StackName}}"
+               for f in filters), f"MonthlyBudget: CostFilters.TagKeyValue must be user:{STACK_TAG}$<stack name>")
+    thresholds = set()
+    for entry in budget.get("Properties", {}).get("NotificationsWithSubscribers", []) or []:
+        note = entry.get("Notification", {})
+        if (note.get("ThresholdType") == "PERCENTAGE"
+                and any(s.get("SubscriptionType") == "SNS" and is_ref(s.get("Address"), "AlarmTopic")
+                        for s in entry.get("Subscribers", []))):
+            thresholds.add(note.get("Threshold"))
+    expect({80, 100} <= thresholds, "MonthlyBudget must notify AlarmTopic at 80 % and 100 %")
+    policy = resources.get("AlarmTopicPolicy", {}).get("Properties", {})
+    principals = [st.get("Principal", {}).get("Service")
+                  for st in policy.get("PolicyDocument", {}).get("Statement", [])]
+    expect("budgets.amazonaws.com" in principals, "AlarmTopicPolicy must let AWS Budgets publish to the topic")
+
+    # The dashboard: a body that is JSON once substituted, showing every metric above.
+    dash = resources.get("Dashboard", {})
+    body = dash.get("Properties", {}).get("DashboardBody")
+    expect(dash.get("Type") == "AWS::CloudWatch::Dashboard" and isinstance(body, Tag) and body.name == "Sub",
+           "Dashboard must be an AWS::CloudWatch::Dashboard with a !Sub body")
+    if isinstance(body, Tag) and isinstance(body.value, str):
+        import json
+        try:
+            parsed = json.loads(re.sub(r"\$\{[^}]+\}", "x", body.value))
+        except ValueError as e:
+            parsed = {}
+            expect(False, f"Dashboard body is not JSON: {e}")
+        shown = set()
+        for widget in parsed.get("widgets", []):
+            for row in widget.get("properties", {}).get("metrics", []):
+                shown.update(v for v in row[1:2] if isinstance(v, str))
+        expect(DASHBOARD_METRICS <= shown, f"Dashboard must show {sorted(DASHBOARD_METRICS - shown)}")
 
 
 def self_test(t):
@@ -394,6 +571,29 @@ def self_test(t):
             "ExposeHeaders"].remove("Retry-After"),
         "Idempotent-Replayed hidden on the Function URL": lambda x: fn(x, "ApiFunctionUrl")["Properties"]["Cors"][
             "ExposeHeaders"].remove("Idempotent-Replayed"),
+        "table untagged": lambda x: fn(x, "RoomsTable")["Properties"].pop("Tags"),
+        "functions untagged": lambda x: x["Globals"]["Function"].pop("Tags"),
+        "alarm untagged": lambda x: fn(x, "SweeperLagAlarm")["Properties"].pop("Tags"),
+        "no deletion protection": lambda x: fn(x, "RoomsTable")["Properties"].pop("DeletionProtectionEnabled"),
+        "text logs": lambda x: fn(x, "SweeperFunction")["Properties"]["LoggingConfig"].pop("LogFormat"),
+        "no stage dimension": lambda x: x["Globals"]["Function"]["Environment"]["Variables"].pop("MADANG_STAGE"),
+        "throttle alarm for one function only": lambda x: x["Resources"].pop("SweeperThrottlesAlarm"),
+        "5xx alarm on the wrong API": lambda x: fn(x, "HttpApi5xxAlarm")["Properties"]["Metrics"][1]["MetricStat"][
+            "Metric"]["Dimensions"][0].__setitem__("Value", Tag("Ref", "ApiFunction")),
+        "sweeper lag missing data not breaching": lambda x: fn(x, "SweeperLagAlarm")["Properties"].__setitem__(
+            "TreatMissingData", "notBreaching"),
+        "lag alarm on a misspelt metric": lambda x: fn(x, "SweeperLagAlarm")["Properties"].__setitem__(
+            "MetricName", "SweepLag"),
+        "alarm to nobody": lambda x: fn(x, "TableThrottlesAlarm")["Properties"].pop("AlarmActions"),
+        "no sweeper-not-running alarm": lambda x: x["Resources"].pop("SweeperNotRunningAlarm"),
+        "email subscription always": lambda x: fn(x, "AlarmEmailSubscription").pop("Condition"),
+        "budget always": lambda x: fn(x, "MonthlyBudget").pop("Condition"),
+        "budget without the 80 % alert": lambda x: fn(x, "MonthlyBudget")["Properties"][
+            "NotificationsWithSubscribers"].pop(0),
+        "budget for the whole account": lambda x: fn(x, "MonthlyBudget")["Properties"]["Budget"].pop("CostFilters"),
+        "dashboard without cost drivers": lambda x: fn(x, "Dashboard")["Properties"].__setitem__(
+            "DashboardBody", Tag("Sub", fn(x, "Dashboard")["Properties"]["DashboardBody"].value.replace(
+                "ConsumedWriteCapacityUnits", "X"))),
     }
     missed = []
     for name, breakage in breakages.items():

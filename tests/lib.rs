@@ -6,6 +6,8 @@
 //! - [`exactly_once`]: lost answers, failed loads and saves, keyed retries and twins — every
 //!   action lands exactly once.
 //! - [`lambda`]: a Lambda Runtime API emulator running the real `api` and `sweeper` binaries.
+//! - [`live`]: the real `madang` binary and a client of its live channel.
+//! - [`store_proxy`]: a proxy in front of the DynamoDB emulator that counts refused writes.
 //! - [`overdue`]: the room with an overdue turn both sweeper races start from.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
@@ -15,8 +17,11 @@ pub mod exactly_once;
 pub mod games;
 #[path = "lambda/emulator.rs"]
 pub mod lambda;
+pub mod live;
 pub mod overdue;
 pub mod race;
+#[path = "lambda/store_proxy.rs"]
+pub mod store_proxy;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

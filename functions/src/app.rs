@@ -87,6 +87,8 @@ pub struct App<S> {
     pub dev: bool,
     /// Deployment limits.
     pub limits: Limits,
+    /// The live channel: `liveUrl`, and the local sockets' counters ([`crate::live`]).
+    pub live: Arc<crate::live::Live>,
 }
 
 impl<S> Clone for App<S> {
@@ -96,6 +98,7 @@ impl<S> Clone for App<S> {
             clock: self.clock.clone(),
             dev: self.dev,
             limits: self.limits,
+            live: self.live.clone(),
         }
     }
 }
@@ -108,7 +111,14 @@ impl<S> App<S> {
             clock: Arc::new(Clock::default()),
             dev: false,
             limits: Limits::default(),
+            live: Arc::default(),
         }
+    }
+
+    /// Sets what `liveUrl` says and the local live sockets' bounds.
+    pub fn with_live(mut self, live: crate::live::Live) -> Self {
+        self.live = Arc::new(live);
+        self
     }
 
     /// Turns `MADANG_DEV=1` test support on or off.

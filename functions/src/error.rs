@@ -155,6 +155,7 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (status, code) = self.status_and_code();
+        crate::metrics::refused(&self);
         match &self {
             ApiError::Internal(_) | ApiError::Unavailable(_) | ApiError::Busy => {
                 tracing::error!(code, error = %chain(&self), "request failed")

@@ -9,6 +9,8 @@
 //! - [`service`]: the one straight path of a request — load, catch up, apply, conditional save.
 //! - [`error`]: [`ApiError`] and its RFC 9457 problem+json rendering.
 //! - [`limits`]: per-client rate and long-poll limits, header size, JSON-only bodies.
+//! - [`live`]: the live channel — `GET /live` locally, API Gateway's WebSocket API on AWS.
+//! - [`metrics`]: CloudWatch Embedded Metric Format lines on stdout (Lambda; locally on demand).
 //! - [`mod@serve`]: the bounded TCP serve loop of the local server and the tests (timeouts,
 //!   connection cap, graceful shutdown).
 //! - [`sweeper`]: fires overdue timeouts of rooms nobody is polling.
@@ -19,6 +21,8 @@ pub mod api;
 pub mod app;
 pub mod error;
 pub mod limits;
+pub mod live;
+pub mod metrics;
 pub mod serve;
 pub mod service;
 pub mod sweeper;

@@ -20,6 +20,10 @@
 //!   well above the limit so that the problem+json answer is the one clients see.
 //! - **Shutdown**: when `shutdown` resolves the listener closes, idle connections close, and
 //!   requests in flight get up to [`ServeConfig::drain_timeout`] to finish.
+//! - **Upgrades** (`GET /live`'s WebSocket): a connection that upgrades leaves hyper, and its
+//!   permit, once the upgrade is done; the live channel bounds its sockets itself
+//!   ([`crate::live`]). (hyper-util's `GracefulShutdown` cannot watch an upgradeable
+//!   connection, so the drain counts the permits instead.)
 
 use std::future::Future;
 use std::sync::Arc;
@@ -31,9 +35,8 @@ use axum::extract::ConnectInfo;
 use axum::response::IntoResponse;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, watch};
 use tower::ServiceExt;
 
 use crate::error::ApiError;
@@ -95,7 +98,8 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send,
 ) -> std::io::Result<()> {
     let permits = Arc::new(Semaphore::new(config.max_connections));
-    let graceful = GracefulShutdown::new();
+    // Tells every open connection to finish its request in flight and close.
+    let (stop, stopping) = watch::channel(false);
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(config.header_timeout)
@@ -136,16 +140,29 @@ pub async fn serve(
                 }
             }
         });
-        let connection = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+        let connection = http
+            .serve_connection(TokioIo::new(stream), service)
+            .with_upgrades();
+        let mut stopping = stopping.clone();
         tokio::spawn(async move {
+            tokio::pin!(connection);
             // A client that vanishes mid-request is routine, not worth a log line.
-            let _ = connection.await;
+            tokio::select! {
+                _ = connection.as_mut() => {}
+                () = async { drop(stopping.wait_for(|stop| *stop).await) } => {
+                    connection.as_mut().graceful_shutdown();
+                    let _ = connection.await;
+                }
+            }
             drop(permit);
         });
     }
     drop(listener);
-    tracing::info!(open = graceful.count(), "draining connections");
-    if tokio::time::timeout(config.drain_timeout, graceful.shutdown())
+    let open = config.max_connections - permits.available_permits();
+    tracing::info!(open, "draining connections");
+    let _ = stop.send(true);
+    let all = u32::try_from(config.max_connections).unwrap_or(u32::MAX);
+    if tokio::time::timeout(config.drain_timeout, permits.acquire_many(all))
         .await
         .is_err()
     {

@@ -11,6 +11,7 @@ use madang_core::Millis;
 use madang_infra::{RoomStore, StoreError};
 
 use crate::error::{ApiError, chain};
+use crate::metrics::{self, Metric};
 use crate::service::new_request_id;
 use crate::service::save::{Target, transact};
 
@@ -32,8 +33,26 @@ pub struct SweepReport {
     pub errors: usize,
 }
 
-/// Fires the overdue timeouts of at most `limit` due rooms at `now`.
+/// Fires the overdue timeouts of at most `limit` due rooms at `now`, and writes the sweep's
+/// metrics: [`Metric::SweeperLag`] on every sweep whose query answered (a missing value is a
+/// sweep that did not happen, which the lag alarm treats as breaching).
 pub async fn sweep<S: RoomStore>(store: &S, now: Millis, limit: usize) -> SweepReport {
+    let mut lag = 0;
+    let report = sweep_rooms(store, now, limit, &mut lag).await;
+    if report.errors == 0 || report.visited > 0 {
+        metrics::record(Metric::SweeperLag(std::time::Duration::from_millis(lag)));
+    }
+    metrics::flush();
+    report
+}
+
+/// [`sweep`] itself; `lag` ends as how late the oldest overdue room it fired was.
+async fn sweep_rooms<S: RoomStore>(
+    store: &S,
+    now: Millis,
+    limit: usize,
+    lag: &mut Millis,
+) -> SweepReport {
     let mut report = SweepReport::default();
     let ids = match store.due_rooms(now, limit).await {
         Ok(ids) => ids,
@@ -48,7 +67,8 @@ pub async fn sweep<S: RoomStore>(store: &S, now: Millis, limit: usize) -> SweepR
         // Boxed: the save path's future is deep, and nesting it in this loop's future overflows
         // the compiler's layout recursion on the Lambda binary. One allocation per room.
         match Box::pin(sweep_room(store, &id, now)).await {
-            Ok(Swept::Fired(n)) => {
+            Ok(Swept::Fired(n, overdue_since)) => {
+                *lag = (*lag).max(now.saturating_sub(overdue_since.unwrap_or(now)));
                 report.rooms_fired += 1;
                 report.timeouts_fired += n;
                 tracing::info!(room_id = %id, fired = n, "timeouts fired");
@@ -68,7 +88,8 @@ pub async fn sweep<S: RoomStore>(store: &S, now: Millis, limit: usize) -> SweepR
 }
 
 enum Swept {
-    Fired(u64),
+    /// Timeouts fired, and the due time that had passed.
+    Fired(u64, Option<Millis>),
     Reindexed,
     /// A player's save landed between the sweeper's load and its reindex (that save moved the
     /// index itself).
@@ -85,11 +106,16 @@ async fn sweep_room<S: RoomStore>(store: &S, id: &str, now: Millis) -> Result<Sw
         || now,
         Target::Load(id),
         new_request_id()?,
-        |loaded, _, _| Ok(loaded.room.version() - loaded.loaded_version),
+        |loaded, _, _| {
+            Ok((
+                loaded.room.version() - loaded.loaded_version,
+                loaded.overdue_since(),
+            ))
+        },
     )
     .await?;
-    if saved.outcome > 0 {
-        return Ok(Swept::Fired(saved.outcome));
+    if saved.outcome.0 > 0 {
+        return Ok(Swept::Fired(saved.outcome.0, saved.outcome.1));
     }
     // Nothing was due yet: the index held an early time (stores index lazily, or a player
     // reconnected). Move it to the exact time so the room is not visited again before then.

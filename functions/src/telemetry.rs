@@ -1,7 +1,19 @@
 //! Tracing setup: structured fields (`room_id`, `action`, `version`, `latency_us`) on every
 //! request span; JSON lines on Lambda (CloudWatch parses them), readable lines locally.
+//!
+//! On Lambda every JSON line of an invocation starts with its `requestId` (as Lambda's own
+//! JSON log format writes it): Lambda leaves a custom runtime's lines as they are, so the
+//! function writes it itself. The binaries set it with [`set_request_id`] when an invocation
+//! starts; one environment serves one invocation at a time, so a process-wide value is right.
 
+use std::fmt;
+use std::sync::Mutex;
+
+use tracing::{Event, Subscriber};
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::fmt::format::{JsonFields, Writer};
+use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
+use tracing_subscriber::registry::LookupSpan;
 
 /// How log lines are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -10,6 +22,51 @@ pub enum LogFormat {
     Json,
     /// Human-readable (local server).
     Pretty,
+}
+
+/// The Lambda request id of the invocation being served, if any.
+static REQUEST_ID: Mutex<Option<String>> = Mutex::new(None);
+
+/// Sets (or clears) the request id every log line and metric line carries from now on.
+pub fn set_request_id(id: Option<&str>) {
+    if let Ok(mut current) = REQUEST_ID.lock() {
+        *current = id.map(str::to_owned);
+    }
+}
+
+/// The request id set by [`set_request_id`].
+pub fn request_id() -> Option<String> {
+    REQUEST_ID.lock().ok().and_then(|id| id.clone())
+}
+
+/// The JSON format with `"requestId"` as the first member while an invocation is served.
+struct WithRequestId<F>(F);
+
+impl<S, N, F> FormatEvent<S, N> for WithRequestId<F>
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+    F: FormatEvent<S, N>,
+{
+    fn format_event(
+        &self,
+        ctx: &FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &Event<'_>,
+    ) -> fmt::Result {
+        let Some(id) = request_id() else {
+            return self.0.format_event(ctx, writer, event);
+        };
+        let mut line = String::new();
+        self.0.format_event(ctx, Writer::new(&mut line), event)?;
+        match line.strip_prefix('{') {
+            Some(rest) => {
+                let id = serde_json::Value::String(id);
+                write!(writer, "{{\"requestId\":{id},{rest}")
+            }
+            None => writer.write_str(&line),
+        }
+    }
 }
 
 /// Installs the global subscriber. `RUST_LOG` overrides the default level (`info`).
@@ -21,9 +78,14 @@ pub fn init(format: LogFormat) {
     // `try_init`: a second call (tests) keeps the first subscriber.
     let _ = match format {
         LogFormat::Json => builder
-            .json()
-            .with_current_span(true)
-            .without_time()
+            .fmt_fields(JsonFields::new())
+            .event_format(WithRequestId(
+                tracing_subscriber::fmt::format()
+                    .json()
+                    .with_current_span(true)
+                    .with_target(false)
+                    .without_time(),
+            ))
             .try_init(),
         LogFormat::Pretty => builder.compact().try_init(),
     };

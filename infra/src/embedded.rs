@@ -532,6 +532,10 @@ impl Drop for EmbeddedStore {
 }
 
 impl RoomStore for EmbeddedStore {
+    fn notifier(&self) -> Option<&Notifier> {
+        Some(&self.notifier)
+    }
+
     async fn create(&self, room: &StoredRoom) -> Result<(), StoreError> {
         {
             let mut conn = self.conn();

@@ -5,6 +5,8 @@
 //! - [`dynamo`]: the DynamoDB store for production: one item per room, conditional writes, a
 //!   lazy sparse due index, and table creation for emulators and tests.
 //! - [`embedded`]: the single-file SQLite store the local server uses by default.
+//! - [`live_registry`]: who watches a room live on AWS (API Gateway WebSocket connections),
+//!   kept in the rooms table.
 //! - [`notify`]: in-process change notification, so long-polls wake the moment a room changes.
 //! - `contract` (feature `contract`): the test suite every `RoomStore` adapter must pass.
 //! - `faults` (feature `contract`): a store wrapper that loses answers and fails calls on
@@ -17,6 +19,7 @@ pub mod dynamo;
 pub mod embedded;
 #[cfg(feature = "contract")]
 pub mod faults;
+pub mod live_registry;
 pub mod notify;
 pub mod store;
 

@@ -34,6 +34,13 @@ impl Subscription<'_> {
     }
 }
 
+impl Subscription<'_> {
+    /// The latest version announced since the channel was made (0: none yet), marked seen.
+    pub fn latest(&mut self) -> u64 {
+        self.rx.as_mut().map_or(0, |rx| *rx.borrow_and_update())
+    }
+}
+
 impl Drop for Subscription<'_> {
     fn drop(&mut self) {
         let mut channels = self.notifier.channels();

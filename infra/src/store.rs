@@ -133,6 +133,24 @@ pub trait RoomStore: Send + Sync + 'static {
         self.load(id, now)
     }
 
+    /// The in-process notifier that announces this store's saves, when the store has one (the
+    /// embedded store): what the local server's `GET /live` sockets listen to. `None`: saves are
+    /// announced only through [`Self::announce`].
+    fn notifier(&self) -> Option<&crate::notify::Notifier> {
+        None
+    }
+
+    /// Announces that room `id` was saved at `version` to whoever watches it live from outside
+    /// this process (API Gateway WebSocket connections, `crate::live`). The save path calls it
+    /// once after every save that changed a room — a request's, a read's catch-up, the
+    /// sweeper's. It never fails (the save has landed; delivery is a hint) and returns within
+    /// its own stated bound. The default does nothing: in-process watchers are woken by the
+    /// store's [`Self::notifier`] in the save itself.
+    fn announce(&self, id: &str, version: u64) -> impl Future<Output = ()> + Send {
+        let _ = (id, version);
+        async {}
+    }
+
     /// Test support (`MADANG_DEV=1`): how far the dev clock has been advanced, as shared by every
     /// process on this store, or `None` when the store keeps no shared clock (then each process
     /// keeps its own offset in memory, which is right for a single process).

@@ -168,6 +168,14 @@ async fn health_and_openapi_are_served() {
         (before..=now_ms()).contains(&now),
         "{now} not in [{before}, now]"
     );
+    // The build and the store's reachability.
+    assert_eq!(r.body["version"], env!("CARGO_PKG_VERSION"));
+    let sha = r.body["gitSha"].as_str().unwrap();
+    assert!(
+        sha == "unknown" || (sha.len() >= 7 && sha.chars().all(|c| c.is_ascii_hexdigit())),
+        "{sha}"
+    );
+    assert_eq!(r.body["store"], "ok");
     let r = app.get("/openapi.json", None).await;
     assert_eq!(r.status, StatusCode::OK);
     // The web client's pages and files are not part of the JSON API's document.

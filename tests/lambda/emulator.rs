@@ -25,6 +25,9 @@
 //!   its own (`routeKey` `GET /`, no path parameters, the web client's lobby), and any other
 //!   method there is answered `404 {"message":"Not Found"}` without invoking the function, as
 //!   API Gateway does.
+//! - **The live channel** ([`StackConfig::live`]): API Gateway's WebSocket API in front of the
+//!   real `live` binary, with its `@connections` endpoint (`websocket.rs`); every function gets
+//!   `MADANG_LIVE_ENDPOINT`, the stage URL, as `template.yaml` sets it.
 //! - **The schedule.** [`LambdaStack::sweep`] sends the sweeper an EventBridge Scheduler event.
 //!
 //! Everything runs on loopback; the processes are killed when the stack is dropped.
@@ -50,6 +53,9 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::TestApp;
+
+#[path = "websocket.rs"]
+mod websocket;
 
 /// The Runtime API version prefix every path starts with.
 const RUNTIME: &str = "/2018-06-01/runtime";
@@ -84,6 +90,9 @@ pub struct StackConfig {
     pub dev: bool,
     /// `MADANG_MAX_WAIT_SECS`, if set.
     pub max_wait_secs: Option<u64>,
+    /// The live channel: the WebSocket front and one `live` environment, and
+    /// `MADANG_LIVE_ENDPOINT` in every function.
+    pub live: bool,
 }
 
 impl Default for StackConfig {
@@ -93,6 +102,7 @@ impl Default for StackConfig {
             front_door: FrontDoor::HttpApi,
             dev: true,
             max_wait_secs: None,
+            live: false,
         }
     }
 }
@@ -307,6 +317,9 @@ pub struct LambdaStack {
     sweeper: Arc<Function>,
     children: Vec<Child>,
     logs: PathBuf,
+    live: Option<Arc<websocket::WsFront>>,
+    /// Requests the front door handed to the `api` function.
+    requests: Arc<AtomicU64>,
 }
 
 impl Drop for LambdaStack {
@@ -349,7 +362,16 @@ impl LambdaStack {
             sweeper: sweeper.clone(),
             children: Vec::new(),
             logs,
+            live: None,
+            requests: Arc::new(AtomicU64::new(0)),
         };
+        let live = Function::new("madang-live");
+        let mut live_listener = None;
+        if config.live {
+            let (front, listener) = websocket::WsFront::bind(live.clone()).await;
+            stack.live = Some(front);
+            live_listener = Some(listener);
+        }
         for env in 0..config.api_environments {
             stack
                 .spawn(&api, "api", env, store.table(), dynalite, &config)
@@ -358,13 +380,22 @@ impl LambdaStack {
         stack
             .spawn(&sweeper, "sweeper", 0, store.table(), dynalite, &config)
             .await;
+        if let Some(listener) = live_listener {
+            stack
+                .spawn(&live, "live", 0, store.table(), dynalite, &config)
+                .await;
+            stack.wait_for_init(&live, 1).await;
+            if let Some(front) = &stack.live {
+                front.serve(listener);
+            }
+        }
         stack.wait_for_init(&api, config.api_environments).await;
         stack.wait_for_init(&sweeper, 1).await;
 
         let front = Front {
             api,
             door: config.front_door,
-            requests: Arc::new(AtomicU64::new(0)),
+            requests: stack.requests.clone(),
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -425,12 +456,16 @@ impl LambdaStack {
             .env("AWS_ENDPOINT_URL_DYNAMODB", dynalite)
             .env("MADANG_STORE", "dynamodb")
             .env("MADANG_TABLE", table)
+            .env("MADANG_STAGE", "emulated")
             .env("RUST_LOG", "info")
             .stdin(Stdio::null())
             .stdout(log.try_clone().unwrap())
             .stderr(log);
         if config.dev {
             command.env("MADANG_DEV", "1");
+        }
+        if let Some(front) = &self.live {
+            command.env("MADANG_LIVE_ENDPOINT", front.endpoint());
         }
         if let Some(secs) = config.max_wait_secs {
             command.env("MADANG_MAX_WAIT_SECS", secs.to_string());
@@ -464,6 +499,28 @@ impl LambdaStack {
         }
     }
 
+    /// Live connections open at the WebSocket front now.
+    pub fn live_connections(&self) -> usize {
+        self.live.as_ref().map_or(0, |f| f.open_connections())
+    }
+
+    /// Posts the functions made to live connections: delivered, and answered 410 Gone.
+    pub fn live_posts(&self) -> (u64, u64) {
+        self.live.as_ref().map_or((0, 0), |f| {
+            (
+                f.posted.load(Ordering::Relaxed),
+                f.gone.load(Ordering::Relaxed),
+            )
+        })
+    }
+
+    /// Drops every live connection without its `$disconnect` ([`StackConfig::live`]).
+    pub fn vanish_live_connections(&self) {
+        if let Some(front) = &self.live {
+            front.vanish();
+        }
+    }
+
     /// The front door's base URL.
     pub fn base(&self) -> &str {
         &self.app.base
@@ -472,6 +529,25 @@ impl LambdaStack {
     /// Where the environments' logs are.
     pub fn logs(&self) -> &std::path::Path {
         &self.logs
+    }
+
+    /// Requests the front door handed to the `api` function so far.
+    pub fn front_requests(&self) -> u64 {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    /// Every line the environments of `binary` (`api` or `sweeper`) wrote so far, stdout and
+    /// stderr, environment by environment, in the order each wrote them.
+    pub fn output_lines(&self, binary: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        for env in 0.. {
+            let path = self.logs.join(format!("{binary}-{env}.log"));
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                break;
+            };
+            lines.extend(text.lines().map(str::to_owned));
+        }
+        lines
     }
 
     /// Timings of the `api` environments.

@@ -9,10 +9,14 @@
 //!
 //! - this file: whole games of both kinds, the 64-client race, the long-poll wake, the shared
 //!   dev clock, the events' shape (base64 bodies, query strings, unmatched routes), short polls;
+//! - [`live`]: the live channel through the emulated API Gateway WebSocket API.
 //! - [`sweeper_race`]: the `sweeper` binary racing a player's request through the front door;
-//! - [`cost_modes`]: what a casual month costs in each polling mode, measured through whole games.
+//! - [`cost_modes`]: what a casual month costs in each polling mode, measured through whole games;
+//! - [`metrics`]: the functions' EMF metric lines, validated and held against what the games did.
 
 mod cost_modes;
+mod live;
+mod metrics;
 mod sweeper_race;
 
 use std::sync::Arc;

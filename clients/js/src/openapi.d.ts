@@ -789,7 +789,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness, and the server's clock */
+        /** Health: the build, the server's clock, and that the store answers (503 when it does not); never a write */
         get: {
             parameters: {
                 query?: never;
@@ -799,7 +799,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description ok */
+                /** @description Up */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -810,6 +810,27 @@ export interface paths {
                             status: "ok";
                             /** @description The server's clock (epoch ms), the one deadlines are set by: a client's countdowns use it */
                             now: number;
+                            /** @description The server's version (the crate's) */
+                            version: string;
+                            /** @description The git commit the server was built from (`unknown` when built without git) */
+                            gitSha: string;
+                            /**
+                             * @description The store answered a read (a health check never writes)
+                             * @constant
+                             */
+                            store: "ok";
+                        };
+                    };
+                };
+                /** @description The store is busy; retry (Retry-After) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
                         };
                     };
                 };
@@ -895,6 +916,76 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The live channel (local server; on AWS the WebSocket API that `liveUrl` names): a WebSocket upgrade. Client → server JSON text frames {"type":"hello","roomId":R,"token":T?,"since":V} (no token: a spectator; the token is never put in the URL) and {"type":"ping"}; server → client {"type":"version","version":V}, {"type":"pong"}, {"type":"chat","message":M}, and {"type":"error","code":C} then a close (UNAUTHORIZED, ROOM_NOT_FOUND, BAD_MESSAGE, RATE_LIMITED) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Switching to the WebSocket protocol */
+                101: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Malformed request (MALFORMED, BAD_ACTION) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "MALFORMED" | "BAD_ACTION" | "DUPLICATE_HEADER";
+                        };
+                    };
+                };
+                /** @description No such room (or nothing of the kind) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE";
+                        };
+                    };
+                };
+                /** @description Error */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1707,6 +1798,11 @@ export interface components {
              *     everyone — spectators too — to move over; else `null`.
              */
             rematchRoomId: string | null;
+            /**
+             * Format: uri
+             * @description The live channel (absolute ws:// or wss:// URL): a WebSocket announcing this room's new versions (DESIGN.md, "Live channel"); null where the deployment has none
+             */
+            liveUrl: string | null;
         };
         /** @description The options of a 바둑 room (§2). Missing fields take their defaults; unknown ones are refused. */
         BadukOptions: {
@@ -2286,6 +2382,11 @@ export interface components {
              *     everyone — spectators too — to move over; else `null`.
              */
             rematchRoomId: string | null;
+            /**
+             * Format: uri
+             * @description The live channel (absolute ws:// or wss:// URL): a WebSocket announcing this room's new versions (DESIGN.md, "Live channel"); null where the deployment has none
+             */
+            liveUrl: string | null;
         };
         /** @description Something that happened in the lobby, tagged by `type`. */
         LobbyEvent: {

@@ -24,6 +24,7 @@ use tracing::Instrument;
 use crate::app::App;
 use crate::error::ApiError;
 use crate::limits::Guard;
+use crate::live::local as live;
 pub use extract::{Client, MAX_BODY_BYTES};
 pub use openapi::openapi_document;
 pub use web::PATHS as WEB_PATHS;
@@ -50,6 +51,7 @@ routes! {
     get "/openapi.json" => openapi::document,
     get "/healthz" => rooms::healthz,
     post "/dev/clock" => rooms::dev_clock,
+    get "/live" => live::socket,
     get "/" => web::index,
     get "/r/{id}" => web::room,
     get "/app/{file}" => web::asset,
@@ -83,6 +85,7 @@ async fn edge(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> 
         version = tracing::field::Empty,
     );
     let started = Instant::now();
+    let route = crate::metrics::RouteClass::of(request.method(), request.uri().path());
     let response = async {
         match guard.admit(&request) {
             Ok(poll_slot) => {
@@ -97,6 +100,7 @@ async fn edge(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> 
     .await;
     let latency_us = started.elapsed().as_micros() as u64;
     span.in_scope(|| tracing::info!(status = response.status().as_u16(), latency_us, "done"));
+    crate::metrics::request_done(route, response.status());
     response
 }
 

@@ -369,6 +369,14 @@ fn components() -> Map<String, Value> {
             .and_then(Value::as_object_mut)
         {
             props.insert("game".into(), json!({"const": game}));
+            props.insert("liveUrl".into(), json!({"type": ["string", "null"], "format": "uri", "description": "The live channel (absolute ws:// or wss:// URL): a WebSocket announcing this room's new versions (DESIGN.md, \"Live channel\"); null where the deployment has none"}));
+        }
+        if let Some(required) = out
+            .get_mut(room)
+            .and_then(|r| r.get_mut("required"))
+            .and_then(Value::as_array_mut)
+        {
+            required.push("liveUrl".into());
         }
     }
     out
@@ -535,13 +543,27 @@ fn operation(method: &str, path: &str) -> Option<Value> {
             "responses": ok("200", "OpenAPI 3.1", json!({"type": "object"})),
         }),
         ("get", "/healthz") => json!({
-            "summary": "Liveness, and the server's clock",
-            "responses": ok("200", "ok", json!({"type": "object", "required": ["status", "now"], "properties": {"status": {"const": "ok"}, "now": {"type": "integer", "minimum": 0, "description": "The server's clock (epoch ms), the one deadlines are set by: a client's countdowns use it"}}, "additionalProperties": false})),
+            "summary": "Health: the build, the server's clock, and that the store answers (503 when it does not); never a write",
+            "responses": with_problems(ok("200", "Up", json!({"type": "object", "required": ["status", "now", "version", "gitSha", "store"], "properties": {
+                "status": {"const": "ok"},
+                "now": {"type": "integer", "minimum": 0, "description": "The server's clock (epoch ms), the one deadlines are set by: a client's countdowns use it"},
+                "version": {"type": "string", "description": "The server's version (the crate's)"},
+                "gitSha": {"type": "string", "description": "The git commit the server was built from (`unknown` when built without git)"},
+                "store": {"const": "ok", "description": "The store answered a read (a health check never writes)"},
+            }, "additionalProperties": false})), &[503]),
         }),
         ("post", "/dev/clock") => json!({
             "summary": "Test support (MADANG_DEV=1 only; 404 otherwise): move the server clock forward",
             "requestBody": body("DevClock"),
             "responses": with_problems(ok("200", "The new server time", json!({"type": "object", "required": ["now"], "properties": {"now": {"type": "integer", "minimum": 0}}, "additionalProperties": false})), &[400, 404, 413]),
+        }),
+        ("get", "/live") => json!({
+            "summary": "The live channel (local server; on AWS the WebSocket API that `liveUrl` names): a WebSocket upgrade. Client → server JSON text frames {\"type\":\"hello\",\"roomId\":R,\"token\":T?,\"since\":V} (no token: a spectator; the token is never put in the URL) and {\"type\":\"ping\"}; server → client {\"type\":\"version\",\"version\":V}, {\"type\":\"pong\"}, {\"type\":\"chat\",\"message\":M}, and {\"type\":\"error\",\"code\":C} then a close (UNAUTHORIZED, ROOM_NOT_FOUND, BAD_MESSAGE, RATE_LIMITED)",
+            "responses": with_problems({
+                let mut m = Map::new();
+                m.insert("101".into(), json!({"description": "Switching to the WebSocket protocol"}));
+                m
+            }, &[400, 404, 429]),
         }),
         _ => return None,
     };

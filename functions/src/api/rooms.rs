@@ -19,6 +19,7 @@ use super::extract::{Client, bearer, idempotency_key, json_body};
 use super::requests::{ActionBody, CreateBody, JoinBody, idempotency};
 use crate::app::App;
 use crate::error::ApiError;
+use crate::live::ViewUrl;
 use crate::service::{self, Read};
 use madang_core::room::player_name;
 
@@ -41,6 +42,7 @@ fn etag(version: u64) -> HeaderValue {
 /// `POST /rooms`
 pub async fn create<S: RoomStore>(
     State(app): State<App<S>>,
+    live: ViewUrl,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let request = json_body::<CreateBody>(&body_of(body)?)?.parse()?;
@@ -50,7 +52,7 @@ pub async fn create<S: RoomStore>(
         room_id: Some(&seated.room_id),
         player_id: &seated.player_id,
         token: &seated.token,
-        room: &seated.room,
+        room: &live.room(&seated.room),
     };
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
@@ -80,6 +82,7 @@ pub async fn join<S: RoomStore>(
     State(app): State<App<S>>,
     Path(id): Path<String>,
     client: Client,
+    live: ViewUrl,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     record("room_id", id.as_str());
@@ -90,7 +93,7 @@ pub async fn join<S: RoomStore>(
         room_id: None,
         player_id: &seated.player_id,
         token: &seated.token,
-        room: &seated.room,
+        room: &live.room(&seated.room),
     };
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
@@ -116,6 +119,7 @@ pub async fn get<S: RoomStore>(
     Path(id): Path<String>,
     query: Result<Query<PollQuery>, axum::extract::rejection::QueryRejection>,
     headers: HeaderMap,
+    live: ViewUrl,
 ) -> Result<Response, ApiError> {
     record("room_id", id.as_str());
     let Query(query) = query.map_err(|e| ApiError::Malformed(e.body_text()))?;
@@ -157,7 +161,7 @@ pub async fn get<S: RoomStore>(
     let tag = etag(version);
     let unchanged = if_none_match.is_some_and(|v| v == tag.as_bytes());
     let mut response = match room {
-        Some(room) if !unchanged => Json(room).into_response(),
+        Some(room) if !unchanged => Json(live.room(&room)).into_response(),
         _ => StatusCode::NOT_MODIFIED.into_response(),
     };
     polled(&mut response, tag, poll_after);
@@ -188,6 +192,7 @@ pub async fn act<S: RoomStore>(
     State(app): State<App<S>>,
     Path(id): Path<String>,
     headers: HeaderMap,
+    live: ViewUrl,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     record("room_id", id.as_str());
@@ -199,15 +204,18 @@ pub async fn act<S: RoomStore>(
     // The service's future holds the room (several KB) across its awaits: on the heap it is
     // written once, instead of copied again by every layer the handler's future passes through
     // (that copying was a tenth of an action's CPU).
-    let acted = Box::pin(service::act(&app, &id, &token, request, key)).await?;
+    let acted = Box::pin(service::act(&app, &id, &token, request, key))
+        .await
+        .map_err(|e| live.conflict(e))?;
     record("version", acted.version);
     let body = ActedBody {
         version: acted.version,
         events: &acted.events,
-        room: &acted.room,
+        room: &live.room(&acted.room),
     };
     let mut response = Json(body).into_response();
     if acted.replayed {
+        crate::metrics::record(crate::metrics::Metric::IdempotentReplay);
         response
             .headers_mut()
             .insert("idempotent-replayed", HeaderValue::from_static("true"));
@@ -229,11 +237,28 @@ pub async fn sgf<S: RoomStore>(
         .into_response())
 }
 
-/// `GET /healthz`
-pub async fn healthz<S: RoomStore>(State(app): State<App<S>>) -> Response {
+/// The id `GET /healthz` reads: no room has it (room ids are base64url, without `#`).
+const HEALTH_ID: &str = "#healthz";
+
+/// `GET /healthz`: the build, the server's clock, and that the store answers (else 503
+/// problem+json, as any request the store fails). Never a write: one read of an id no room has
+/// (on DynamoDB an eventually consistent `GetItem`, half a read unit).
+pub async fn healthz<S: RoomStore>(State(app): State<App<S>>) -> Result<Response, ApiError> {
     // `now` is the clock deadlines are set by (the dev clock under MADANG_DEV=1): clients show
     // countdowns from it, to the millisecond, where the `Date` header has whole seconds.
-    Json(json!({ "status": "ok", "now": app.clock.now() })).into_response()
+    let now = app.clock.now();
+    match app.store.peek(HEALTH_ID, now).await {
+        Ok(_) | Err(madang_infra::StoreError::NotFound) => {}
+        Err(e) => return Err(ApiError::Unavailable(e)),
+    }
+    Ok(Json(json!({
+        "status": "ok",
+        "now": now,
+        "version": env!("CARGO_PKG_VERSION"),
+        "gitSha": env!("MADANG_GIT_SHA"),
+        "store": "ok",
+    }))
+    .into_response())
 }
 
 /// `POST /dev/clock` body (its schema is the OpenAPI document's `DevClock`).

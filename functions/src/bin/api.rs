@@ -7,6 +7,8 @@
 //! - the `MADANG_LIMIT_*` per-client limits (README, "Configuration"). They count per instance
 //!   (best effort; the WAF rule of `docs/deploy.md` is the real per-address bound); API Gateway
 //!   refuses header blocks over 10 KB and bounds connections itself.
+//! - `MADANG_LIVE_ENDPOINT`: the live channel's WebSocket API stage URL (posts to its
+//!   connections after every save; `liveUrl` in every view). Unset: no live channel.
 //! - `MADANG_DEV=1`: test support, as on the local server (seeds, `POST /dev/clock`), with the
 //!   clock offset shared by every execution environment through the table. Never set by the
 //!   template.
@@ -21,8 +23,11 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use lambda_http::{Request, service_fn};
+use lambda_http::{Request, RequestExt, service_fn};
 use madang_functions::app::Limits;
+use madang_functions::live::aws::{self, LiveStore};
+use madang_functions::live::{Live, LiveUrl};
+use madang_functions::metrics;
 use madang_functions::telemetry::{self, LogFormat};
 use madang_functions::{App, RoomStore, router};
 use madang_infra::dynamo::{self, DynamoStore};
@@ -36,6 +41,8 @@ const MAX_WAIT_SECS: u64 = 20;
 async fn main() -> Result<(), lambda_http::Error> {
     let started = Instant::now();
     telemetry::init(LogFormat::Json);
+    // EMF metric lines on stdout (`MADANG_STAGE`, set by the template, is their `Stage`).
+    metrics::init_from_env(true);
     let table = std::env::var("MADANG_TABLE").map_err(|_| "MADANG_TABLE is not set")?;
     let dev = std::env::var("MADANG_DEV").is_ok_and(|v| v == "1");
     let limits = Limits {
@@ -43,7 +50,13 @@ async fn main() -> Result<(), lambda_http::Error> {
         ..Limits::default()
     }
     .with_env()?;
-    let store = Arc::new(DynamoStore::new(dynamo::client_from_env().await, table));
+    let store = Arc::new(
+        LiveStore::from_env(DynamoStore::new(dynamo::client_from_env().await, table)).await,
+    );
+    let live_url = std::env::var(aws::ENDPOINT_VAR)
+        .ok()
+        .and_then(|endpoint| aws::live_url(&endpoint))
+        .map_or(LiveUrl::Off, LiveUrl::Fixed);
     // Warm the client: a read of a room that cannot exist resolves credentials and the endpoint
     // and leaves a connection (TLS on AWS) in the pool. A failure here is not fatal: the first
     // request will try again and report what is wrong.
@@ -52,7 +65,10 @@ async fn main() -> Result<(), lambda_http::Error> {
     {
         tracing::warn!(error = %e, "warm-up read failed");
     }
-    let app = App::new(store).with_dev(dev).with_limits(limits);
+    let app = App::new(store)
+        .with_dev(dev)
+        .with_limits(limits)
+        .with_live(Live::new(live_url, 0));
     let routes = router(app.clone());
     tracing::info!(
         init_us = started.elapsed().as_micros() as u64,
@@ -62,6 +78,9 @@ async fn main() -> Result<(), lambda_http::Error> {
     );
     lambda_http::run(service_fn(move |request: Request| {
         let (app, routes) = (app.clone(), routes.clone());
+        // Every log and metric line of this invocation carries its request id.
+        let id = request.lambda_context_ref().map(|c| c.request_id.clone());
+        telemetry::set_request_id(id.as_deref());
         async move {
             // Test support only: every environment reads the shared dev clock before serving.
             if let Err(e) = app.sync_clock().await {

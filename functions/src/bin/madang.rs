@@ -30,6 +30,8 @@ const SWEEP_EVERY: Duration = Duration::from_millis(250);
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     telemetry::init(LogFormat::Pretty);
+    // Metrics only when asked for (`MADANG_METRICS=emf`): EMF lines would drown the readable log.
+    madang_functions::metrics::init_from_env(false);
     let addr: SocketAddr = std::env::var("MADANG_ADDR")
         .unwrap_or_else(|_| "127.0.0.1:8080".into())
         .parse()?;

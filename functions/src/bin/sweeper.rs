@@ -8,6 +8,8 @@ use std::sync::Arc;
 
 use lambda_runtime::{LambdaEvent, service_fn};
 use madang_functions::App;
+use madang_functions::live::aws::LiveStore;
+use madang_functions::metrics;
 use madang_functions::sweeper::{SweepReport, sweep};
 use madang_functions::telemetry::{self, LogFormat};
 use madang_infra::dynamo::{self, DynamoStore};
@@ -20,14 +22,20 @@ const ROOMS_PER_RUN: usize = 500;
 #[tokio::main]
 async fn main() -> Result<(), lambda_runtime::Error> {
     telemetry::init(LogFormat::Json);
+    metrics::init_from_env(true);
     let table = std::env::var("MADANG_TABLE").map_err(|_| "MADANG_TABLE is not set")?;
     let dev = std::env::var("MADANG_DEV").is_ok_and(|v| v == "1");
-    let store = Arc::new(DynamoStore::new(dynamo::client_from_env().await, table));
+    // Timeouts it fires are announced to the rooms' live connections (MADANG_LIVE_ENDPOINT).
+    let store = Arc::new(
+        LiveStore::from_env(DynamoStore::new(dynamo::client_from_env().await, table)).await,
+    );
     let app = App::new(store).with_dev(dev);
-    lambda_runtime::run(service_fn(move |_event: LambdaEvent<Value>| {
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<Value>| {
         let app = app.clone();
+        telemetry::set_request_id(Some(&event.context.request_id));
         async move {
             app.sync_clock().await?;
+            // Writes the sweep's metrics (SweeperLag) as it ends.
             let report: SweepReport = sweep(&*app.store, app.clock.now(), ROOMS_PER_RUN).await;
             tracing::info!(?report, "sweep done");
             Ok::<_, lambda_runtime::Error>(report)

@@ -22,6 +22,7 @@ use madang_infra::{RoomStore, StoreError, StoredRoom};
 use serde_json::Value;
 
 use crate::error::ApiError;
+use crate::metrics::{self, Metric};
 
 /// How often one request tries to save before it gives up (503 `ROOM_BUSY`: it was not applied).
 const SAVE_ATTEMPTS: usize = 6;
@@ -47,6 +48,8 @@ pub struct Loaded {
     touch: Option<(PlayerId, Millis)>,
     /// Not stored yet: the save is a create.
     new: bool,
+    /// The due time that had passed when timeouts were last caught up (for the sweeper's lag).
+    overdue_since: Option<Millis>,
 }
 
 impl Loaded {
@@ -66,6 +69,7 @@ impl Loaded {
             indexed_due: stored.indexed_due,
             touch: None,
             new: false,
+            overdue_since: None,
         })
     }
 
@@ -79,6 +83,7 @@ impl Loaded {
             indexed_due: None,
             touch: None,
             new: true,
+            overdue_since: None,
         }
     }
 
@@ -96,6 +101,7 @@ impl Loaded {
 
     /// Fires every timeout due at `now`; returns their events (each timeout a new version).
     pub fn catch_up(&mut self, now: Millis) -> Result<Vec<Value>, ApiError> {
+        self.overdue_since = self.due_at().filter(|due| *due <= now);
         let presence = &self.presence;
         with_room!(&mut self.room, r => events_json(&r.catch_up(now, presence)))
     }
@@ -103,6 +109,12 @@ impl Loaded {
     /// When the room's next timeout fires if nobody shows up (what the sweeper indexes).
     pub fn due_at(&self) -> Option<Millis> {
         with_room!(&self.room, r => r.due_at(&self.presence))
+    }
+
+    /// The due time that had already passed when [`Loaded::catch_up`] last ran (its timeouts
+    /// fired then), if one had.
+    pub fn overdue_since(&self) -> Option<Millis> {
+        self.overdue_since
     }
 
     /// What the store's due index held when the room was loaded.
@@ -206,14 +218,15 @@ where
         Target::Fetched(stored) => (stored.id.clone(), Some(Loaded::decode(stored)?)),
         Target::New(loaded) => (loaded.id.clone(), Some(loaded)),
     };
-    // The outcome of the last attempt whose save was sent but not confirmed.
-    let mut unconfirmed: Option<T> = None;
+    // The outcome of the last attempt whose save was sent but not confirmed, and the versions
+    // that save would add.
+    let mut unconfirmed: Option<(T, u64)> = None;
     let mut last_failure = None;
     for _ in 0..SAVE_ATTEMPTS {
         let now = clock();
         let mut loaded = match next.take() {
             Some(loaded) => loaded,
-            None => match store.load(&id, now).await {
+            None => match timed(Metric::StoreLoad, store.load(&id, now)).await {
                 Ok(stored) => Loaded::decode(stored)?,
                 // A create whose answer was lost and that did not land: nothing to find.
                 Err(StoreError::NotFound) if unconfirmed.is_some() => {
@@ -222,11 +235,13 @@ where
                 Err(e) => return Err(e.into()),
             },
         };
-        if let Some(outcome) = unconfirmed.take()
+        if let Some((outcome, added)) = unconfirmed.take()
             && with_room!(&loaded.room, r => r.ledger.landed(request))
         {
+            metrics::record(Metric::ActionsApplied(added));
             // The earlier attempt landed after all: that is the answer, and nothing is redone.
             tracing::info!(room_id = %id, "an unconfirmed save had landed");
+            store.announce(&id, loaded.room.version()).await;
             owe_presence(store, &mut loaded).await;
             return Ok(Saved {
                 loaded,
@@ -247,15 +262,24 @@ where
         with_room!(&mut loaded.room, r => r.ledger.record(request));
         let stored = loaded.to_stored();
         let saved = if loaded.new {
-            store.create(&stored).await
+            timed(Metric::StoreSave, store.create(&stored)).await
         } else {
-            store.save_if_version(&stored, loaded.loaded_version).await
+            timed(
+                Metric::StoreSave,
+                store.save_if_version(&stored, loaded.loaded_version),
+            )
+            .await
         };
+        let added = stored.version - loaded.loaded_version;
         match saved {
             Ok(()) => {
+                metrics::record(Metric::ActionsApplied(added));
                 loaded.loaded_version = loaded.room.version();
                 loaded.indexed_due = stored.due.or(loaded.indexed_due);
                 loaded.new = false;
+                // Live watchers outside this process (API Gateway connections); bounded, never
+                // fails the answer (`RoomStore::announce`).
+                store.announce(&id, loaded.loaded_version).await;
                 owe_presence(store, &mut loaded).await;
                 return Ok(Saved {
                     loaded,
@@ -266,19 +290,28 @@ where
             // Someone else's change landed first — or ours did, and the store's retry of it met
             // a room that had moved on. The room the store handed back (or the next load) tells.
             Err(StoreError::VersionConflict { current }) => {
-                unconfirmed = Some(outcome);
+                metrics::record(Metric::ConflictRedone);
+                unconfirmed = Some((outcome, added));
                 next = current.map(|c| Loaded::decode(*c)).transpose()?;
             }
             // The write may or may not have landed: load the room again to find out.
             Err(e @ StoreError::Unavailable(_)) => {
                 tracing::warn!(room_id = %id, error = %crate::error::chain(&e), "save outcome unknown");
-                unconfirmed = Some(outcome);
+                unconfirmed = Some((outcome, added));
                 last_failure = Some(e);
             }
             Err(e) => return Err(e.into()),
         }
     }
     Err(last_failure.map_or(ApiError::Busy, ApiError::Unavailable))
+}
+
+/// Awaits a store call and records how long it took as `metric`.
+async fn timed<R>(metric: fn(std::time::Duration) -> Metric, call: impl Future<Output = R>) -> R {
+    let started = std::time::Instant::now();
+    let result = call.await;
+    metrics::record(metric(started.elapsed()));
+    result
 }
 
 /// Writes the presence the request owes. A failure is logged, not returned: the request itself

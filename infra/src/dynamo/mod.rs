@@ -112,7 +112,7 @@ where
     StoreError::Unavailable(Box::new(e))
 }
 
-fn string(s: &str) -> AttributeValue {
+pub(crate) fn string(s: &str) -> AttributeValue {
     AttributeValue::S(s.to_owned())
 }
 
@@ -161,11 +161,11 @@ impl DynamoStore {
     }
 
     /// What to ask DynamoDB for: nothing unless metering (the answer is free, but not needed).
-    fn capacity(&self) -> Option<ReturnConsumedCapacity> {
+    pub(crate) fn capacity(&self) -> Option<ReturnConsumedCapacity> {
         self.meter.as_ref().map(|_| ReturnConsumedCapacity::Indexes)
     }
 
-    fn record(
+    pub(crate) fn record(
         &self,
         call: Call,
         consumed: Option<&aws_sdk_dynamodb::types::ConsumedCapacity>,
@@ -176,7 +176,7 @@ impl DynamoStore {
         }
     }
 
-    fn record_conditional_failure(&self) {
+    pub(crate) fn record_conditional_failure(&self) {
         if let Some(meter) = &self.meter {
             meter.record_conditional_failure();
         }

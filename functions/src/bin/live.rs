@@ -1,0 +1,39 @@
+//! The live channel on AWS Lambda: API Gateway's WebSocket API (`$connect`, `$default`,
+//! `$disconnect`) on this one function (`madang_functions::live::aws`).
+//!
+//! Configuration (set by `template.yaml`):
+//! - `MADANG_TABLE`: the rooms table (connections are registered in it).
+//! - `MADANG_LIVE_ENDPOINT`: the WebSocket API's stage URL, to post to its connections.
+//! - `MADANG_DEV=1`: test support (the dev clock shared through the table). Never set by the
+//!   template.
+
+use std::sync::Arc;
+
+use lambda_runtime::{LambdaEvent, service_fn};
+use madang_functions::App;
+use madang_functions::live::aws::{self, LiveStore, WsEvent};
+use madang_functions::telemetry::{self, LogFormat};
+use madang_infra::dynamo::{self, DynamoStore};
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_runtime::Error> {
+    telemetry::init(LogFormat::Json);
+    let table = std::env::var("MADANG_TABLE").map_err(|_| "MADANG_TABLE is not set")?;
+    let dev = std::env::var("MADANG_DEV").is_ok_and(|v| v == "1");
+    let store = LiveStore::from_env(DynamoStore::new(dynamo::client_from_env().await, table)).await;
+    if !store.is_live() {
+        return Err(format!("{} is not set", aws::ENDPOINT_VAR).into());
+    }
+    let app = App::new(Arc::new(store)).with_dev(dev);
+    tracing::info!(dev, "live ready");
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<WsEvent>| {
+        let app = app.clone();
+        async move {
+            if let Err(e) = app.sync_clock().await {
+                tracing::warn!(error = %e, "dev clock not read");
+            }
+            Ok::<_, lambda_runtime::Error>(aws::handle(&app, event.payload).await)
+        }
+    }))
+    .await
+}

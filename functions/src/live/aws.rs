@@ -1,0 +1,356 @@
+//! The live channel on AWS: API Gateway's WebSocket API (`$connect`, `$default`,
+//! `$disconnect`, all on the `live` function) and the announcer every save calls.
+//!
+//! - **Connections** are registered in the rooms table at their hello
+//!   ([`madang_infra::live_registry`]), with the table's TTL; `$disconnect` and a post that
+//!   meets `410 Gone` remove them.
+//! - **Every save that changes a room** — an action, a join, a rematch, a read's catch-up, the
+//!   sweeper's — reaches [`LiveStore::announce`] through the one save path
+//!   (`service::save::transact` calls [`RoomStore::announce`]), which reads the room's registry
+//!   once (eventually consistent: half a unit) and posts `version` to each connection with
+//!   `PostToConnection`, all at once.
+//! - **Bounded**: the whole announcement takes at most [`ANNOUNCE_BOUND`] on top of the
+//!   action's answer, and never fails it: a post that is late or fails is dropped (delivery is a
+//!   hint; clients converge by reading the room at its next deadline or on the next version).
+//! - **Configuration**: one environment variable, `MADANG_LIVE_ENDPOINT`, the WebSocket API's
+//!   stage URL (`https://{api}.execute-api.{region}.amazonaws.com/{stage}`): posts go to its
+//!   `@connections`, and `liveUrl` is the same URL as `wss://`. Unset: no posts, no registry
+//!   reads, `liveUrl` is `null`.
+//!
+//! Per-connection bounds on AWS: [`super::MAX_FRAME_BYTES`] per frame (`BAD_MESSAGE`),
+//! [`super::HELLOS_PER_CONNECTION`] hellos and [`madang_infra::live_registry::MAX_PER_ROOM`]
+//! connections per room (`RATE_LIMITED`, counted in the table, so across Lambda environments);
+//! frames per second are bounded by the stage's route throttle (`template.yaml`), because
+//! counting them per connection would cost a write per frame. A refused connection gets its
+//! `error` frame and is closed with `DeleteConnection`. A heartbeat `ping` looks at the room:
+//! once the room is gone the connection gets `ROOM_NOT_FOUND` and is closed, so a connection
+//! outlives its room by at most one heartbeat (clients send one every 9 minutes).
+
+use std::time::Duration;
+
+use aws_sdk_apigatewaymanagement::Client as PostClient;
+use aws_sdk_apigatewaymanagement::operation::post_to_connection::PostToConnectionError;
+use aws_sdk_apigatewaymanagement::primitives::Blob;
+use madang_core::Millis;
+use madang_infra::live_registry::RegisterError;
+use madang_infra::{DynamoStore, RoomStore, StoreError, StoredRoom};
+use serde::{Deserialize, Serialize};
+use tokio::task::JoinSet;
+
+use super::{ClientFrame, HELLOS_PER_CONNECTION, LiveError, MAX_FRAME_BYTES, ServerFrame, admit};
+use crate::app::App;
+
+/// The longest an announcement may add to the answer of the save that caused it.
+pub const ANNOUNCE_BOUND: Duration = Duration::from_millis(500);
+
+/// The environment variable naming the WebSocket API's stage URL.
+pub const ENDPOINT_VAR: &str = "MADANG_LIVE_ENDPOINT";
+
+/// The DynamoDB store with the live channel's posts: what the `api`, `sweeper` and `live`
+/// functions serve from. Every [`RoomStore`] call goes to the table; [`RoomStore::announce`]
+/// posts to the room's connections.
+#[derive(Clone, Debug)]
+pub struct LiveStore {
+    store: DynamoStore,
+    posts: Option<PostClient>,
+}
+
+/// What one post came to.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Posted {
+    /// Delivered to API Gateway.
+    Sent,
+    /// `410 Gone`: the connection is closed; its registration should go.
+    Gone,
+    /// Failed otherwise (logged).
+    Failed,
+}
+
+/// `liveUrl` for the stage URL `endpoint`: the same URL over `wss://` (`ws://` for `http://`,
+/// the emulator).
+pub fn live_url(endpoint: &str) -> Option<String> {
+    let endpoint = endpoint.trim_end_matches('/');
+    if let Some(rest) = endpoint.strip_prefix("https://") {
+        Some(format!("wss://{rest}"))
+    } else {
+        endpoint
+            .strip_prefix("http://")
+            .map(|rest| format!("ws://{rest}"))
+    }
+}
+
+impl LiveStore {
+    /// `store`, posting through `posts` (`None`: no live channel).
+    pub fn new(store: DynamoStore, posts: Option<PostClient>) -> Self {
+        LiveStore { store, posts }
+    }
+
+    /// `store`, posting to the endpoint `MADANG_LIVE_ENDPOINT` names, if it is set.
+    pub async fn from_env(store: DynamoStore) -> Self {
+        let posts = match std::env::var(ENDPOINT_VAR) {
+            Ok(endpoint) if !endpoint.trim().is_empty() => {
+                let config = madang_infra::dynamo::sdk_config().load().await;
+                let config = aws_sdk_apigatewaymanagement::config::Builder::from(&config)
+                    .endpoint_url(endpoint.trim().trim_end_matches('/'))
+                    .build();
+                Some(PostClient::from_conf(config))
+            }
+            _ => None,
+        };
+        LiveStore { store, posts }
+    }
+
+    /// The table underneath.
+    pub fn dynamo(&self) -> &DynamoStore {
+        &self.store
+    }
+
+    /// Whether posts are configured.
+    pub fn is_live(&self) -> bool {
+        self.posts.is_some()
+    }
+
+    /// Posts one frame to one connection.
+    pub async fn post(&self, connection: &str, text: &str) -> Posted {
+        match &self.posts {
+            Some(posts) => post(posts, connection, text.to_owned()).await,
+            None => Posted::Failed,
+        }
+    }
+
+    /// Sends `error` and closes the connection (API Gateway then runs `$disconnect`).
+    pub async fn refuse(&self, connection: &str, error: LiveError) {
+        let Some(posts) = &self.posts else { return };
+        post(posts, connection, error.frame()).await;
+        if let Err(e) = posts
+            .delete_connection()
+            .connection_id(connection)
+            .send()
+            .await
+        {
+            tracing::debug!(connection, error = %e, "live: close failed");
+        }
+    }
+}
+
+async fn post(posts: &PostClient, connection: &str, text: String) -> Posted {
+    let sent = posts
+        .post_to_connection()
+        .connection_id(connection)
+        .data(Blob::new(text.into_bytes()))
+        .send()
+        .await;
+    match sent {
+        Ok(_) => Posted::Sent,
+        Err(e)
+            if matches!(
+                e.as_service_error(),
+                Some(PostToConnectionError::GoneException(_))
+            ) =>
+        {
+            Posted::Gone
+        }
+        Err(e) => {
+            tracing::warn!(connection, error = %e, "live: post failed");
+            Posted::Failed
+        }
+    }
+}
+
+impl RoomStore for LiveStore {
+    async fn create(&self, room: &StoredRoom) -> Result<(), StoreError> {
+        self.store.create(room).await
+    }
+
+    async fn load(&self, id: &str, now: Millis) -> Result<StoredRoom, StoreError> {
+        self.store.load(id, now).await
+    }
+
+    async fn save_if_version(&self, room: &StoredRoom, expected: u64) -> Result<(), StoreError> {
+        self.store.save_if_version(room, expected).await
+    }
+
+    async fn due_rooms(&self, now: Millis, limit: usize) -> Result<Vec<String>, StoreError> {
+        self.store.due_rooms(now, limit).await
+    }
+
+    async fn reindex(
+        &self,
+        id: &str,
+        expected: u64,
+        due: Option<Millis>,
+    ) -> Result<(), StoreError> {
+        self.store.reindex(id, expected, due).await
+    }
+
+    async fn wait_for_change(
+        &self,
+        id: &str,
+        after: u64,
+        timeout: Duration,
+    ) -> Result<Option<StoredRoom>, StoreError> {
+        self.store.wait_for_change(id, after, timeout).await
+    }
+
+    async fn touch(&self, id: &str, player: &str, now: Millis) -> Result<(), StoreError> {
+        self.store.touch(id, player, now).await
+    }
+
+    async fn peek(&self, id: &str, now: Millis) -> Result<StoredRoom, StoreError> {
+        self.store.peek(id, now).await
+    }
+
+    async fn clock_offset(&self) -> Result<Option<Millis>, StoreError> {
+        self.store.clock_offset().await
+    }
+
+    async fn advance_clock(&self, ms: Millis) -> Result<Option<Millis>, StoreError> {
+        self.store.advance_clock(ms).await
+    }
+
+    async fn announce(&self, id: &str, version: u64) {
+        let Some(posts) = &self.posts else { return };
+        let work = async {
+            let watchers = match self.store.live_watchers(id).await {
+                Ok(watchers) => watchers,
+                Err(e) => {
+                    tracing::warn!(room_id = id, error = %crate::error::chain(&e), "live: registry not read");
+                    return;
+                }
+            };
+            // All posts at once: the announcement takes as long as the slowest one.
+            let mut sends = JoinSet::new();
+            let text = ServerFrame::version(version);
+            for watcher in watchers {
+                let (posts, text) = (posts.clone(), text.clone());
+                sends.spawn(async move {
+                    let posted = post(&posts, &watcher.connection, text).await;
+                    (watcher.connection, posted)
+                });
+            }
+            while let Some(done) = sends.join_next().await {
+                if let Ok((connection, Posted::Gone)) = done
+                    && let Err(e) = self.store.live_forget(&connection).await
+                {
+                    tracing::warn!(connection, error = %crate::error::chain(&e), "live: gone connection not forgotten");
+                }
+            }
+        };
+        if tokio::time::timeout(ANNOUNCE_BOUND, work).await.is_err() {
+            tracing::warn!(room_id = id, version, "live: announcement cut at its bound");
+        }
+    }
+}
+
+/// An API Gateway WebSocket event, as the `live` function receives it.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WsEvent {
+    /// Which route and which connection.
+    pub request_context: WsContext,
+    /// The frame (`$default`).
+    #[serde(default)]
+    pub body: Option<String>,
+    /// Whether `body` is base64 (a binary frame).
+    #[serde(default)]
+    pub is_base64_encoded: bool,
+}
+
+/// The part of [`WsEvent`] the function reads.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WsContext {
+    /// `$connect`, `$disconnect` or `$default`.
+    pub route_key: String,
+    /// API Gateway's id of the connection.
+    pub connection_id: String,
+}
+
+/// The function's answer to API Gateway.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WsAnswer {
+    /// 200: accepted.
+    pub status_code: u16,
+}
+
+/// Handles one WebSocket event. Frames are answered by posts, not by the return value (the
+/// routes have no route responses), so every route answers 200.
+pub async fn handle(app: &App<LiveStore>, event: WsEvent) -> WsAnswer {
+    let connection = event.request_context.connection_id.as_str();
+    match event.request_context.route_key.as_str() {
+        // Nothing is stored until the hello: a connection that never says one costs nothing.
+        "$connect" => {}
+        "$disconnect" => {
+            if let Err(e) = app.store.dynamo().live_forget(connection).await {
+                tracing::warn!(connection, error = %crate::error::chain(&e), "live: disconnect not recorded");
+            }
+        }
+        _ => {
+            if let Err(error) = frame(app, connection, &event).await {
+                app.store.refuse(connection, error).await;
+            }
+        }
+    }
+    WsAnswer { status_code: 200 }
+}
+
+async fn frame(app: &App<LiveStore>, connection: &str, event: &WsEvent) -> Result<(), LiveError> {
+    let body = event.body.as_deref().unwrap_or("");
+    if event.is_base64_encoded || body.len() > MAX_FRAME_BYTES {
+        return Err(LiveError::BadMessage);
+    }
+    match ClientFrame::parse(body)? {
+        ClientFrame::Ping => {
+            // The heartbeat also checks that the room still exists (a connection never
+            // outlives its room by more than one heartbeat).
+            let room = app
+                .store
+                .dynamo()
+                .live_room_of(connection)
+                .await
+                .map_err(|_| LiveError::Unavailable)?;
+            if let Some(room) = room {
+                match app.store.peek(&room, app.clock.now()).await {
+                    Err(StoreError::NotFound) => return Err(LiveError::RoomNotFound),
+                    Err(_) | Ok(_) => {}
+                }
+            }
+            app.store.post(connection, &ServerFrame::Pong.text()).await;
+        }
+        ClientFrame::Hello {
+            room_id,
+            token,
+            since,
+        } => {
+            let admitted = admit(app, &room_id, token.as_deref()).await?;
+            let player = admitted.player.as_ref().map(|p| p.as_str());
+            app.store
+                .dynamo()
+                .live_register(
+                    connection,
+                    &room_id,
+                    player,
+                    app.clock.now(),
+                    u64::from(HELLOS_PER_CONNECTION),
+                )
+                .await
+                .map_err(|e| match e {
+                    RegisterError::Limited => LiveError::RateLimited,
+                    RegisterError::Store(_) => LiveError::Unavailable,
+                })?;
+            // A save that landed between the check and the registration read a registry
+            // without this connection: one more cheap read catches it (half a unit).
+            let version = match app.store.peek(&room_id, app.clock.now()).await {
+                Ok(stored) => stored.version.max(admitted.version),
+                Err(_) => admitted.version,
+            };
+            if version > since {
+                app.store
+                    .post(connection, &ServerFrame::version(version))
+                    .await;
+            }
+        }
+    }
+    Ok(())
+}

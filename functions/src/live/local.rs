@@ -1,0 +1,216 @@
+//! `GET /live` on the local server: a WebSocket on the same router and port, fed by the store's
+//! in-process notifier ([`RoomStore::notifier`]), which every save wakes — a request's, a
+//! read's catch-up, the sweeper's — because they all go through the one save path.
+//!
+//! Bounds, each met with `RATE_LIMITED` or a close: [`super::MAX_FRAME_BYTES`] per frame (a
+//! larger one closes the socket), [`super::FRAME_BURST`] frames then
+//! [`super::FRAMES_PER_SECOND`], [`super::HELLOS_PER_CONNECTION`] hellos,
+//! [`super::CONNECTIONS_PER_ROOM`] sockets per room, a process-wide socket cap
+//! ([`super::Live::new`]); a first hello within [`HELLO_WITHIN`]; like API Gateway, a socket
+//! closes after [`IDLE`] without a frame from the client and after [`LIFETIME`] in all. A socket
+//! never outlives its room: the room is looked at every [`ROOM_CHECK_EVERY`] and on every
+//! change, and once it is gone the socket gets `ROOM_NOT_FOUND` and closes.
+
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
+use axum::response::{IntoResponse, Response};
+use madang_infra::notify::Subscription;
+use madang_infra::{RoomStore, StoreError};
+use tokio::time::{Instant, sleep_until};
+
+use super::{ClientFrame, FrameBudget, LiveError, MAX_FRAME_BYTES, RoomSlot, ServerFrame, admit};
+use crate::app::App;
+use crate::error::ApiError;
+
+/// A new socket must say hello within this.
+pub const HELLO_WITHIN: Duration = Duration::from_secs(10);
+/// A socket the client sends nothing on for this long is closed (API Gateway: 10 minutes).
+pub const IDLE: Duration = Duration::from_secs(10 * 60);
+/// A socket is closed after this long in all (API Gateway: 2 hours); the client reconnects.
+pub const LIFETIME: Duration = Duration::from_secs(2 * 60 * 60);
+/// How often a watched room is looked at for expiry (a read of the store's cache).
+pub const ROOM_CHECK_EVERY: Duration = Duration::from_secs(2);
+
+/// `GET /live`: upgrades to the live channel when this process's store announces its saves;
+/// otherwise (the local server on DynamoDB) there is no such route, and `liveUrl` is `null`.
+pub async fn socket<S: RoomStore>(
+    State(app): State<App<S>>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    if app.store.notifier().is_none() {
+        return ApiError::Http {
+            status: axum::http::StatusCode::NOT_FOUND,
+            code: "NO_SUCH_ROUTE",
+            detail: "그런 주소는 없어요.",
+        }
+        .into_response();
+    }
+    let Some(slot) = app.live.socket_slot() else {
+        return ApiError::RateLimited {
+            retry_after_secs: 5,
+        }
+        .into_response();
+    };
+    upgrade
+        .max_message_size(MAX_FRAME_BYTES)
+        .max_frame_size(MAX_FRAME_BYTES)
+        .on_upgrade(move |socket| async move {
+            run(&app, socket).await;
+            drop(slot);
+        })
+}
+
+/// The room one socket watches.
+struct Watch<'a> {
+    room: String,
+    subscription: Subscription<'a>,
+    /// The last version sent.
+    sent: u64,
+    _slot: RoomSlot,
+}
+
+/// How a socket's loop ends.
+enum End {
+    /// Send this error and close.
+    Refuse(LiveError),
+    /// Close without a word (the client went, or a limit of time).
+    Close(u16),
+}
+
+async fn run<S: RoomStore>(app: &App<S>, mut socket: WebSocket) {
+    let end = serve_socket(app, &mut socket).await;
+    let (code, reason) = match end {
+        End::Refuse(error) => {
+            let _ = socket.send(Message::Text(error.frame().into())).await;
+            let code = match error {
+                LiveError::BadMessage => close_code::PROTOCOL,
+                LiveError::Unavailable => close_code::AGAIN,
+                _ => close_code::POLICY,
+            };
+            (code, error.code())
+        }
+        End::Close(code) => (code, ""),
+    };
+    let _ = socket
+        .send(Message::Close(Some(CloseFrame {
+            code,
+            reason: reason.into(),
+        })))
+        .await;
+}
+
+async fn serve_socket<S: RoomStore>(app: &App<S>, socket: &mut WebSocket) -> End {
+    let Some(notifier) = app.store.notifier() else {
+        return End::Close(close_code::POLICY);
+    };
+    let opened = Instant::now();
+    let mut budget = FrameBudget::default();
+    let mut watch: Option<Watch<'_>> = None;
+    let mut heard = Instant::now();
+    let mut check = Instant::now() + ROOM_CHECK_EVERY;
+    loop {
+        let quiet_until = if watch.is_some() {
+            (heard + IDLE).min(opened + LIFETIME)
+        } else {
+            heard + HELLO_WITHIN
+        };
+        let watching = watch.is_some();
+        let changed = async {
+            match watch.as_mut() {
+                Some(w) => w.subscription.changed().await.is_ok(),
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            frame = socket.recv() => {
+                let text = match frame {
+                    Some(Ok(Message::Text(text))) => text,
+                    Some(Ok(Message::Binary(_))) => return End::Refuse(LiveError::BadMessage),
+                    // Pings are answered by the socket itself; they still count as frames.
+                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => {
+                        heard = Instant::now();
+                        if let Err(e) = budget.frame() {
+                            return End::Refuse(e);
+                        }
+                        continue;
+                    }
+                    // Closed by the client, or a frame over the size limit.
+                    Some(Ok(Message::Close(_))) | Some(Err(_)) | None => {
+                        return End::Close(close_code::NORMAL);
+                    }
+                };
+                heard = Instant::now();
+                if let Err(e) = budget.frame() {
+                    return End::Refuse(e);
+                }
+                match ClientFrame::parse(&text) {
+                    Ok(ClientFrame::Ping) => {
+                        if socket.send(Message::Text(ServerFrame::Pong.text().into())).await.is_err() {
+                            return End::Close(close_code::NORMAL);
+                        }
+                    }
+                    Ok(ClientFrame::Hello { room_id, token, since }) => {
+                        if let Err(e) = budget.hello() {
+                            return End::Refuse(e);
+                        }
+                        // Subscribe before reading, so a save between the read and the wait
+                        // is still seen (the channel keeps the latest version).
+                        let same_room = watch.as_ref().is_some_and(|w| w.room == room_id);
+                        let mut subscription = notifier.subscribe(&room_id);
+                        let admitted = match admit(app, &room_id, token.as_deref()).await {
+                            Ok(admitted) => admitted,
+                            Err(e) => return End::Refuse(e),
+                        };
+                        let slot = match watch.take() {
+                            Some(w) if same_room => w._slot,
+                            _ => match app.live.room_slot(&room_id) {
+                                Ok(slot) => slot,
+                                Err(e) => return End::Refuse(e),
+                            },
+                        };
+                        let version = admitted.version.max(subscription.latest());
+                        let mut w = Watch { room: room_id, subscription, sent: since, _slot: slot };
+                        if version > since && !send_version(socket, &mut w, version).await {
+                            return End::Close(close_code::NORMAL);
+                        }
+                        watch = Some(w);
+                        check = Instant::now() + ROOM_CHECK_EVERY;
+                    }
+                    Err(e) => return End::Refuse(e),
+                }
+            }
+            alive = changed => {
+                let Some(w) = watch.as_mut() else { continue };
+                if !alive {
+                    return End::Close(close_code::AWAY);
+                }
+                let version = w.subscription.latest();
+                if version > w.sent && !send_version(socket, w, version).await {
+                    return End::Close(close_code::NORMAL);
+                }
+            }
+            () = sleep_until(check), if watching => {
+                check = Instant::now() + ROOM_CHECK_EVERY;
+                if let Some(w) = watch.as_ref() {
+                    match app.store.peek(&w.room, app.clock.now()).await {
+                        Err(StoreError::NotFound) => return End::Refuse(LiveError::RoomNotFound),
+                        // A lost read is retried at the next check.
+                        Err(_) | Ok(_) => {}
+                    }
+                }
+            }
+            () = sleep_until(quiet_until) => return End::Close(close_code::AWAY),
+        }
+    }
+}
+
+/// Sends `version` (once; versions only go up); `false` if the socket is gone.
+async fn send_version(socket: &mut WebSocket, watch: &mut Watch<'_>, version: u64) -> bool {
+    watch.sent = version;
+    socket
+        .send(Message::Text(ServerFrame::version(version).into()))
+        .await
+        .is_ok()
+}

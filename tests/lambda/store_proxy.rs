@@ -1,0 +1,129 @@
+//! A counting proxy in front of the DynamoDB emulator: it forwards every call unchanged and
+//! counts the conditional writes the store refused, so a test can hold the functions' own
+//! `ConflictsRedone` metric against what the store really did (and count writes of any kind).
+//!
+//! Counted: `UpdateItem` calls answered `ConditionalCheckFailedException` whose condition is the
+//! version condition of a save or a reindex (`v = :expected…`). Not counted: presence writes
+//! (`touch`, whose refusal means "already newer") and creates.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+/// A running proxy.
+pub struct StoreProxy {
+    /// Where to point `AWS_ENDPOINT_URL_DYNAMODB`.
+    pub url: String,
+    refused: Arc<AtomicU64>,
+    writes: Arc<AtomicU64>,
+}
+
+impl StoreProxy {
+    /// Refused version-conditioned writes so far.
+    pub fn refused_version_writes(&self) -> u64 {
+        self.refused.load(Ordering::SeqCst)
+    }
+
+    /// Write calls (`PutItem`, `UpdateItem`, `DeleteItem`, batch and transaction writes) so far,
+    /// refused or not.
+    pub fn writes(&self) -> u64 {
+        self.writes.load(Ordering::SeqCst)
+    }
+}
+
+#[derive(Clone)]
+struct Upstream {
+    base: String,
+    http: reqwest::Client,
+    refused: Arc<AtomicU64>,
+    writes: Arc<AtomicU64>,
+}
+
+/// Starts a proxy to `upstream` (a DynamoDB endpoint URL) on a loopback port.
+pub async fn start(upstream: &str) -> StoreProxy {
+    let refused = Arc::new(AtomicU64::new(0));
+    let writes = Arc::new(AtomicU64::new(0));
+    let state = Upstream {
+        base: upstream.trim_end_matches('/').to_owned(),
+        http: reqwest::Client::new(),
+        refused: refused.clone(),
+        writes: writes.clone(),
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let routes = Router::new().fallback(forward).with_state(state);
+    tokio::spawn(async move { axum::serve(listener, routes).await.unwrap() });
+    StoreProxy {
+        url: format!("http://{addr}"),
+        refused,
+        writes,
+    }
+}
+
+async fn forward(State(up): State<Upstream>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let body: Bytes = axum::body::to_bytes(body, 16 * 1024 * 1024)
+        .await
+        .unwrap_or_default();
+    let target = parts
+        .headers
+        .get("x-amz-target")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    if [
+        ".PutItem",
+        ".UpdateItem",
+        ".DeleteItem",
+        ".BatchWriteItem",
+        ".TransactWriteItems",
+    ]
+    .iter()
+    .any(|op| target.ends_with(op))
+    {
+        up.writes.fetch_add(1, Ordering::SeqCst);
+    }
+    let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+    let mut call = up
+        .http
+        .request(parts.method.clone(), format!("{}{path}", up.base));
+    for (name, value) in &parts.headers {
+        if !matches!(name.as_str(), "host" | "content-length" | "connection") {
+            call = call.header(name, value);
+        }
+    }
+    let answer = match call.body(body.clone()).send().await {
+        Ok(answer) => answer,
+        Err(_) => return StatusCode::BAD_GATEWAY.into_response(),
+    };
+    let status = answer.status();
+    let headers = answer.headers().clone();
+    let bytes = answer.bytes().await.unwrap_or_default();
+    if status == StatusCode::BAD_REQUEST
+        && target.ends_with(".UpdateItem")
+        && String::from_utf8_lossy(&bytes).contains("ConditionalCheckFailedException")
+    {
+        let sent: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let condition = sent["ConditionExpression"].as_str().unwrap_or("");
+        if condition.starts_with("v = :expected") {
+            up.refused.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let mut response = Response::new(Body::from(bytes));
+    *response.status_mut() = status;
+    for (name, value) in &headers {
+        if !matches!(
+            name.as_str(),
+            "content-length" | "transfer-encoding" | "connection"
+        ) {
+            response.headers_mut().insert(name, value.clone());
+        }
+    }
+    response
+}
