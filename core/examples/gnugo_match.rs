@@ -88,7 +88,7 @@ fn gtp_color(c: Color) -> &'static str {
 
 /// Plays one game; returns whether the bot won and its longest move time in ms.
 fn game(level: u8, index: u64, gnugo_level: u32) -> (bool, f64, usize) {
-    let bot_color = if index % 2 == 0 {
+    let bot_color = if index.is_multiple_of(2) {
         Color::Black
     } else {
         Color::White
@@ -193,7 +193,11 @@ fn main() {
         slowest = slowest.max(slow);
         eprintln!(
             "game {i}: bot {} {} after {moves} moves (slowest bot move {slow:.0} ms)",
-            if i % 2 == 0 { "black" } else { "white" },
+            if i.is_multiple_of(2) {
+                "black"
+            } else {
+                "white"
+            },
             if won { "won" } else { "lost" }
         );
     }

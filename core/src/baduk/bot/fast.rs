@@ -90,12 +90,12 @@ impl FastBoard {
         }
         for i in 0..board.len() {
             if let Some(c) = board.get(i) {
-                let p = fb.from_rules(i);
+                let p = fb.rules_to_pad(i);
                 fb.put(p, cell_of(c));
             }
         }
         if let Some(k) = ko {
-            fb.ko = fb.from_rules(k);
+            fb.ko = fb.rules_to_pad(k);
         }
         fb
     }
@@ -106,7 +106,7 @@ impl FastBoard {
     }
 
     /// The padded index of a rules-board index.
-    pub fn from_rules(&self, i: usize) -> usize {
+    pub fn rules_to_pad(&self, i: usize) -> usize {
         self.pad(i % self.size, i / self.size)
     }
 

@@ -255,7 +255,7 @@ pub fn choose_move(state: &BadukState, level: u8, rng: &mut GameRng) -> Result<B
     for i in 0..position.board().len() {
         let p = Point::from_index(i, size);
         if position.board().get(i).is_none() && position.check(color, p).is_ok() {
-            allowed[fb.from_rules(i)] = true;
+            allowed[fb.rules_to_pad(i)] = true;
         }
     }
     let playouts = info.playouts(size);
@@ -432,7 +432,7 @@ fn closer_toggle(
             continue;
         }
         // What the server's toggle would do: the whole group, on or off.
-        let group = scoring::group(board, i, &current);
+        let group = scoring::group(board, i, current);
         let toggled: Vec<usize> = if current.contains(&i) {
             current
                 .iter()

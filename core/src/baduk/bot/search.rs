@@ -2,7 +2,7 @@
 //! pattern-guided playouts, on [`FastBoard`]. Deterministic: one seed in, one tree out; the
 //! budget is a number of playouts, never a time.
 
-use super::fast::{BLACK, EDGE, EMPTY, FastBoard, PASS, WHITE};
+use super::fast::{BLACK, EMPTY, FastBoard, PASS, WHITE};
 
 /// A small, fast generator for playouts (wyrand), seeded once per search from the room's
 /// [`crate::GameRng`]: ChaCha8 would cost more than the playouts' board work.
@@ -22,7 +22,7 @@ impl Wy {
 
     /// A value in `0..n` (`n > 0`), by multiply-shift (bias below 2⁻³² is irrelevant here).
     pub fn below(&mut self, n: usize) -> usize {
-        ((self.next() & 0xffff_ffff) * n as u64 >> 32) as usize
+        (((self.next() & 0xffff_ffff) * n as u64) >> 32) as usize
     }
 }
 
@@ -520,6 +520,5 @@ fn prior(b: &FastBoard, p: usize, c: u8) -> (f32, f32) {
             good(4.0, &mut n, &mut w);
         }
     }
-    let _ = EDGE;
     (n, w)
 }
