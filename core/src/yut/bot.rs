@@ -5,7 +5,7 @@
 //! - 1 (입문): the spec's §8.5 priority — the room's `timeoutPolicy`, the same choice as a
 //!   timeout, auto play or a departed player's bot.
 //! - 2 (보통): each legal move is played on a copy and the position after it is weighed
-//!   ([`evaluate`]): progress of every side (the remaining-distance table, so shortcuts count),
+//!   (`evaluate`): progress of every side (the remaining-distance table, so shortcuts count),
 //!   the risk that the opponents' next throw captures each own stack (exact reach per result,
 //!   weighed by the stick model), what an own capture threatens, and a bonus throw earned.
 //! - 3 (고수): plans the whole turn — every order of the pending results, with every choice at
