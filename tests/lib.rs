@@ -14,6 +14,7 @@
 //! - [`overdue`]: the room with an overdue turn both sweeper races start from.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod bots;
 pub mod chat;
 pub mod contract;
 pub mod exactly_once;

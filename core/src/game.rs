@@ -81,6 +81,20 @@ impl<'a> Actor<'a> {
     }
 }
 
+/// One computer-player level a game offers, as `GET /games/{kind}` lists it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct BotLevel {
+    /// The level the host sends in `addBot` (1 = weakest).
+    pub level: u8,
+    /// Its Korean label, e.g. "입문".
+    pub label: &'static str,
+}
+
+/// A computer player could not choose an action (the engine failed): why, for the logs.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct BotError(pub String);
+
 /// A rule violation: a stable machine code plus the Korean message of the spec (its `Display`).
 pub trait RuleError: std::error::Error + Clone + PartialEq + Send + Sync + 'static {
     /// Stable machine code, e.g. `NOT_YOUR_TURN`, `SUPERKO`.
@@ -200,10 +214,55 @@ pub trait Game {
         now: Millis,
     ) -> Result<Vec<Self::Event>, Self::Error>;
 
-    /// Whether a bot plays `player`'s seat now (shown as `players[].bot` in the room view).
+    /// Whether a bot plays `player`'s seat now (shown as `players[].bot` in the room view):
+    /// the game handed it over (윷놀이 `onLeave: bot`), or [`Game::seat_bot`] put one there.
     fn is_bot(state: &Self::State, player: &PlayerId) -> bool {
         let _ = (state, player);
         false
+    }
+
+    /// The computer players this game offers, weakest first (`GET /games/{kind}`
+    /// `bots.levels`); empty: the host cannot add any.
+    fn bot_levels() -> &'static [BotLevel] {
+        &[]
+    }
+
+    /// The level `addBot` seats when it names none (the weakest, unless the game says).
+    fn default_bot_level() -> u8 {
+        Self::bot_levels().first().map_or(1, |l| l.level)
+    }
+
+    /// The game starts with a computer player (`addBot`) in `player`'s seat: a game that keeps
+    /// track of who plays a seat notes it here (윷놀이 shows it as `control: bot`).
+    fn seat_bot(state: &mut Self::State, player: &PlayerId) {
+        let _ = (state, player);
+    }
+
+    /// Whether a computer player in `player`'s seat has something to do now: by default when
+    /// the game awaits its action; a game may add more (바둑: answer an undo request).
+    fn bot_awaited(state: &Self::State, player: &PlayerId) -> bool {
+        Self::active_players(state).contains(player)
+    }
+
+    /// What the computer player of level `level` in `player`'s seat does now (see
+    /// [`Game::bot_awaited`]). Pure: whatever it draws comes from `rng`, the room's generator.
+    /// The room applies it like the player's own action; `Err` or a refused action makes the
+    /// room fall back to [`Game::bot_fallback`].
+    fn bot_action(
+        state: &Self::State,
+        player: &PlayerId,
+        level: u8,
+        rng: &mut GameRng,
+    ) -> Result<Self::Action, BotError> {
+        let _ = (state, player, level, rng);
+        Err(BotError("이 게임에는 컴퓨터 참가자가 없어요.".into()))
+    }
+
+    /// What a computer player does when its choice failed (an engine error, or a move the rules
+    /// refused): something that never stalls the room (바둑 resigns). `None`: nothing.
+    fn bot_fallback(state: &Self::State, player: &PlayerId) -> Option<Self::Action> {
+        let _ = (state, player);
+        None
     }
 
     /// The team of the player in `seat` under these options (`None`: every player is their own

@@ -21,5 +21,7 @@ pub mod room;
 pub mod schema;
 pub mod yut;
 
-pub use game::{Actor, Game, Lineup, Millis, OptionsError, PlayerId, RuleError};
+pub use game::{
+    Actor, BotError, BotLevel, Game, Lineup, Millis, OptionsError, PlayerId, RuleError,
+};
 pub use rng::GameRng;

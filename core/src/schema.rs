@@ -51,6 +51,8 @@ pub struct GameSchema {
     /// the throw draws it (for the rules view; clients need not work it out again).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub throw_odds: Option<Vec<ThrowOdds>>,
+    /// The computer players the host can seat (`addBot`).
+    pub bots: Bots,
 }
 
 /// The chance of each throw result under one stick model.
@@ -71,6 +73,23 @@ pub fn value_key(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
         other => other.to_string(),
+    }
+}
+
+/// The computer players a game offers: `{"levels": [{"level": 1, "label": "입문"}, …]}`,
+/// weakest first (empty: none).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Bots {
+    /// The levels, weakest first.
+    pub levels: Vec<crate::game::BotLevel>,
+}
+
+impl Bots {
+    /// The levels game `G` offers.
+    pub fn of<G: crate::game::Game>() -> Bots {
+        Bots {
+            levels: G::bot_levels().to_vec(),
+        }
     }
 }
 
@@ -330,6 +349,7 @@ mod tests {
     #[test]
     fn constraints_apply_when_their_condition_holds_and_name_the_field() {
         let schema = GameSchema {
+            bots: Bots { levels: Vec::new() },
             game: "test",
             options: vec![OptionSpec::new(
                 "mode",

@@ -7,7 +7,9 @@
 
 mod support;
 
-use madang_core::room::{LobbyAction, Presence, Room, RoomAction, Status, TokenHash};
+use madang_core::room::{
+    BOT_THINK_MAX_MS, BOT_THINK_MIN_MS, LobbyAction, Presence, Room, RoomAction, Status, TokenHash,
+};
 use madang_core::yut::{
     Action, Control, EndMode, Event, Mode, Phase, Position, Ruleset, Throw, Toss, Yut, YutError,
     YutOptions,
@@ -786,12 +788,28 @@ fn y16_a_leaver_in_a_running_game_with_a_human_left_is_played_by_the_bot_between
         if room.status() == Status::Finished {
             break;
         }
-        room.catch_up(now, &presence);
+        // The bot moves a think time after the room last changed, never sooner.
+        let before = room.version;
+        room.catch_up(now + BOT_THINK_MIN_MS - 1, &presence);
+        assert_eq!(room.version, before, "no bot move before its think time");
+        // Each of its actions (a throw, a move) takes a think time of its own.
+        for _ in 0..50 {
+            let state = room.game.as_ref().unwrap();
+            if state.current_player().is_none_or(|p| p == stayer) {
+                break;
+            }
+            now += BOT_THINK_MAX_MS;
+            presence.insert(stayer.clone(), now);
+            room.catch_up(now, &presence);
+        }
         let state = room.game.as_ref().unwrap();
         let Some(on_turn) = state.current_player().cloned() else {
             break;
         };
-        assert_eq!(&on_turn, stayer, "the bot never holds the turn");
+        assert_eq!(
+            &on_turn, stayer,
+            "the bot never holds the turn past its think time"
+        );
         let action = Yut::on_timeout(state, &on_turn, now).unwrap();
         now += 1_000;
         presence.insert(stayer.clone(), now);

@@ -517,7 +517,7 @@ fn the_generated_schemas_refuse_an_extra_field_and_a_missing_one() {
         "roomId": "r", "game": "yut", "version": 1, "status": "lobby", "hostId": "p1",
         "options": madang_core::yut::YutOptions::default(), "ruleSummary": "개인전",
         "players": [], "you": null, "deadlineAt": null, "state": null, "result": null,
-        "rngCommitment": "00", "rematchRoomId": null, "pollAfterMs": 1000
+        "rngCommitment": "00", "rematchRoomId": null, "pollAfterMs": 1000, "liveUrl": null
     });
     assert!(
         room.is_valid(&lobby),

@@ -86,6 +86,25 @@ async fn a_whole_nine_by_nine_baduk_game_is_played_through_scoring_on_dynamodb()
     assert_nothing_due(&store).await;
 }
 
+#[tokio::test]
+async fn a_four_seat_yut_game_with_three_bots_is_played_to_its_end_on_dynamodb() {
+    let store = Arc::new(dynalite_store("yut-bots").await);
+    madang_tests::bots::check_a_four_seat_yut_game_with_three_bots(
+        &spawn_app_on(store.clone()).await,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_nine_line_baduk_game_against_the_bot_ends_in_an_agreed_score_on_dynamodb() {
+    let store = Arc::new(dynalite_store("baduk-bot").await);
+    madang_tests::bots::check_a_nine_line_baduk_game_against_the_bot(
+        &spawn_app_on(store.clone()).await,
+    )
+    .await;
+    assert_nothing_due(&store).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sixty_four_racing_clients_never_double_apply_on_dynamodb() {
     let store = Arc::new(dynalite_store("race").await);

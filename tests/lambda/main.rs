@@ -96,6 +96,18 @@ async fn a_whole_nine_by_nine_baduk_game_is_played_through_a_function_url() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_four_seat_yut_game_with_three_bots_is_played_to_its_end_through_lambda() {
+    let stack = stack("l-yut-bots", StackConfig::default()).await;
+    madang_tests::bots::check_a_four_seat_yut_game_with_three_bots(&stack.app).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_nine_line_baduk_game_against_the_bot_ends_in_an_agreed_score_through_lambda() {
+    let stack = stack("l-baduk-bot", StackConfig::default()).await;
+    madang_tests::bots::check_a_nine_line_baduk_game_against_the_bot(&stack.app).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sixty_four_racing_clients_never_double_apply_through_lambda() {
     let stack = stack("l-race", StackConfig::default()).await;
     let LambdaStack { ref app, .. } = stack;

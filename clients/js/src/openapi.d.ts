@@ -92,7 +92,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NAME_TAKEN" | "CLOCK_OUT_OF_RANGE" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NAME_TAKEN" | "CLOCK_OUT_OF_RANGE" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -417,7 +417,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NAME_TAKEN" | "CLOCK_OUT_OF_RANGE" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NAME_TAKEN" | "CLOCK_OUT_OF_RANGE" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -607,7 +607,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NAME_TAKEN" | "CLOCK_OUT_OF_RANGE" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NAME_TAKEN" | "CLOCK_OUT_OF_RANGE" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -898,7 +898,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NAME_TAKEN" | "CLOCK_OUT_OF_RANGE" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NAME_TAKEN" | "CLOCK_OUT_OF_RANGE" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -1075,7 +1075,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NAME_TAKEN" | "CLOCK_OUT_OF_RANGE" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NAME_TAKEN" | "CLOCK_OUT_OF_RANGE" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -1772,8 +1772,16 @@ export interface components {
             connected: boolean;
             /** @description Whether they left a running game. */
             left: boolean;
-            /** @description Whether a bot plays their seat (they left and the game handed it over). */
+            /**
+             * @description Whether a computer player plays the seat: one the host added (`addBot`), or one the
+             *     game put there when the player left.
+             */
             bot: boolean;
+            /**
+             * Format: uint8
+             * @description The computer player's level (`GET /games/{kind}` `bots.levels`), or `null` for a person.
+             */
+            botLevel: number | null;
         };
         /** @description The game as a viewer sees it (JSON, camelCase, field names of the spec's State). */
         YutView: {
@@ -2949,6 +2957,16 @@ export interface components {
             playerId: components["schemas"]["PlayerId"];
         } | {
             /** @constant */
+            type: "botAdded";
+            /** @description The computer player's id. */
+            playerId: components["schemas"]["PlayerId"];
+            /**
+             * Format: uint8
+             * @description Its level.
+             */
+            level: number;
+        } | {
+            /** @constant */
             type: "rematchCreated";
             /** @description The new lobby's id. */
             roomId: string;
@@ -3202,6 +3220,14 @@ export interface components {
         } | {
             /** @constant */
             type: "rematch";
+        } | {
+            /** @constant */
+            type: "addBot";
+            /**
+             * Format: uint8
+             * @description One of the game's `bots.levels` (`GET /games/{kind}`); missing: the game's default.
+             */
+            level?: number | null;
         };
         /** @description One schema per `type`, exactly the fields [`WireAction`] accepts for it (schema only). */
         YutAction: {
@@ -3397,6 +3423,17 @@ export interface components {
                     [key: string]: number;
                 };
             }[];
+            /** @description Chat: the emotes and set phrases, and the bounds */
+            chat: components["schemas"]["ChatRules"];
+            /** @description The computer players the host can seat with `addBot`, weakest first */
+            bots: {
+                levels: {
+                    /** @description What `addBot` sends as `level` */
+                    level: number;
+                    /** @description Korean, e.g. 입문 */
+                    label: string;
+                }[];
+            };
         };
         Values: {
             oneOf: unknown[];
@@ -3464,7 +3501,7 @@ export interface components {
              * @description Stable machine code
              * @enum {unknown}
              */
-            code: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_ACTION" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_MUTE_SELF" | "CANNOT_RECOMMEND" | "CHAT_EMOTES_ONLY" | "CHAT_GALLERY_FULL" | "CHAT_MUTED" | "CHAT_OFF" | "CHAT_RATE_LIMITED" | "CLOCK_OUT_OF_RANGE" | "DRAW_NOT_ALLOWED" | "DUPLICATE_HEADER" | "GAME_OVER" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INTERNAL" | "INVALID_CHAT_TEXT" | "INVALID_NAME" | "INVALID_OPTIONS" | "KICKED" | "KO" | "MALFORMED" | "NAME_TAKEN" | "NOT_AUTO_PLAYING" | "NOT_AVAILABLE" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_FINISHED" | "NOT_HOST" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_SUCH_ROUTE" | "NO_TEAM" | "OCCUPIED" | "OFF_BOARD" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "REQUEST_PENDING" | "REQUEST_TIMEOUT" | "ROOM_BUSY" | "ROOM_EXISTS" | "ROOM_FULL" | "ROOM_NOT_FOUND" | "STORE_UNAVAILABLE" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_POLLS" | "UNAUTHORIZED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_EMOTE" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "UNSUPPORTED_MEDIA_TYPE" | "VERSION_CONFLICT" | "WRONG_PHASE";
+            code: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_ACTION" | "BAD_BOT_LEVEL" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_MUTE_SELF" | "CANNOT_RECOMMEND" | "CHAT_EMOTES_ONLY" | "CHAT_GALLERY_FULL" | "CHAT_MUTED" | "CHAT_OFF" | "CHAT_RATE_LIMITED" | "CLOCK_OUT_OF_RANGE" | "DRAW_NOT_ALLOWED" | "DUPLICATE_HEADER" | "GAME_OVER" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INTERNAL" | "INVALID_CHAT_TEXT" | "INVALID_NAME" | "INVALID_OPTIONS" | "KICKED" | "KO" | "MALFORMED" | "NAME_TAKEN" | "NOT_AUTO_PLAYING" | "NOT_AVAILABLE" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_FINISHED" | "NOT_HOST" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_BOTS" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_SUCH_ROUTE" | "NO_TEAM" | "OCCUPIED" | "OFF_BOARD" | "ONLY_BOTS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "REQUEST_PENDING" | "REQUEST_TIMEOUT" | "ROOM_BUSY" | "ROOM_EXISTS" | "ROOM_FULL" | "ROOM_NOT_FOUND" | "STORE_UNAVAILABLE" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_POLLS" | "UNAUTHORIZED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_EMOTE" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "UNSUPPORTED_MEDIA_TYPE" | "VERSION_CONFLICT" | "WRONG_PHASE";
             /** @description Korean message for players */
             detail: string;
             /** @description INVALID_OPTIONS: the offending option key */

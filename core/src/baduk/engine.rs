@@ -5,6 +5,7 @@
 //! error codes list them: player, game over, phase, turn, time, then the board.
 
 use super::action::BadukAction;
+use super::bot;
 use super::clock::Clock;
 use super::color::{ByColor, Color};
 use super::error::BadukError;
@@ -16,12 +17,29 @@ use super::result::{BadukResult, EndReason};
 use super::scoring;
 use super::state::{BadukState, Phase, ScoringMarks, UndoRequest};
 use super::view::{self, BadukView};
-use crate::game::{Actor, Game, Lineup, Millis, OptionsError, PlayerId};
+use crate::game::{Actor, BotError, BotLevel, Game, Lineup, Millis, OptionsError, PlayerId};
 use crate::rng::GameRng;
 
 /// 바둑 (`spec/baduk.md`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, schemars::JsonSchema)]
 pub struct Baduk;
+
+/// The engine's levels as `GET /games/baduk` lists them.
+static BOT_LEVELS: [BotLevel; bot::LEVELS.len()] = {
+    let mut out = [BotLevel {
+        level: 0,
+        label: "",
+    }; bot::LEVELS.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = BotLevel {
+            level: bot::LEVELS[i].level,
+            label: bot::LEVELS[i].label,
+        };
+        i += 1;
+    }
+    out
+};
 
 /// Own moves a player must make after a declined draw offer before offering again.
 const DRAW_SPACING: usize = 5;
@@ -178,6 +196,64 @@ impl Game for Baduk {
             rng,
             now,
         )
+    }
+
+    fn bot_levels() -> &'static [BotLevel] {
+        &BOT_LEVELS
+    }
+
+    fn default_bot_level() -> u8 {
+        bot::DEFAULT_LEVEL
+    }
+
+    /// On its turn, while it has not agreed to the marks, and to answer the opponent's undo
+    /// request or draw offer.
+    fn bot_awaited(state: &BadukState, player: &PlayerId) -> bool {
+        let Some(color) = state.color_of(player) else {
+            return false;
+        };
+        let asked = state.undo.pending.is_some_and(|r| r.by != color)
+            || state.draw.pending_by.is_some_and(|by| by != color);
+        state.phase != Phase::Finished && (asked || Self::active_players(state).contains(player))
+    }
+
+    /// The engine ([`bot`]) in play and scoring; an undo request is granted (people learning
+    /// against it take a move back) and a draw offer declined.
+    fn bot_action(
+        state: &BadukState,
+        player: &PlayerId,
+        level: u8,
+        rng: &mut GameRng,
+    ) -> Result<BadukAction, BotError> {
+        let color = state
+            .color_of(player)
+            .ok_or_else(|| BotError("대국자가 아니에요.".into()))?;
+        if state.undo.pending.is_some_and(|r| r.by != color) {
+            return Ok(BadukAction::RespondUndo { accept: true });
+        }
+        if state.draw.pending_by.is_some_and(|by| by != color) {
+            return Ok(BadukAction::RespondDraw { accept: false });
+        }
+        let engine = |e: bot::BotError| BotError(e.to_string());
+        match state.phase {
+            Phase::Playing => Ok(bot::choose_move(state, level, rng)
+                .map_err(engine)?
+                .action()),
+            Phase::Scoring => bot::scoring_move(state, color, level, rng)
+                .map_err(engine)?
+                .map(bot::ScoringMove::action)
+                .ok_or_else(|| BotError("이미 동의했어요.".into())),
+            Phase::Finished => Err(BotError("대국이 끝났어요.".into())),
+        }
+    }
+
+    /// Resigns in play (an engine error never stalls the room); agrees while scoring.
+    fn bot_fallback(state: &BadukState, _player: &PlayerId) -> Option<BadukAction> {
+        match state.phase {
+            Phase::Playing => Some(BadukAction::Resign {}),
+            Phase::Scoring => Some(BadukAction::AgreeScore {}),
+            Phase::Finished => None,
+        }
     }
 
     fn team_of(_: &BadukOptions, _: usize) -> Option<u8> {

@@ -281,6 +281,7 @@ impl BadukOptions {
         })
         .collect();
         GameSchema {
+            bots: crate::schema::Bots::of::<super::Baduk>(),
             game: "baduk",
             presets,
             options,

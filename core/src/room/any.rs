@@ -67,7 +67,8 @@ macro_rules! with_room {
 //    on 19×19 instead of 16).
 // 4: members carry the hash of the address they joined from; rooms the kicked ones (`barred`);
 //    the ledger of recent request ids and per-player keyed answers.
-// 5: both games' options gained `chat` (DESIGN "Chat").
+// 5: both games' options gained `chat` (DESIGN "Chat"), and members carry their
+//    computer-player level (`addBot`).
 pub const FORMAT: u8 = 5;
 
 /// A stored room that cannot be read back.

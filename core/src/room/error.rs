@@ -70,6 +70,15 @@ pub enum RoomError {
     /// Someone in the room already goes by this name (or one that reads the same).
     #[error("이 방에 같은 이름이 이미 있어요. 다른 이름을 써 주세요.")]
     NameTaken,
+    /// `addBot` in a game that has no computer players.
+    #[error("이 게임에는 컴퓨터 참가자가 없어요.")]
+    NoBots,
+    /// `addBot` with a level the game does not offer (`GET /games/{kind}` lists them).
+    #[error("그런 컴퓨터 수준은 없어요.")]
+    BadBotLevel,
+    /// `start` with no person among the players: computer players alone do not play.
+    #[error("사람이 한 명은 있어야 시작할 수 있어요.")]
+    OnlyBots,
     /// An `Idempotency-Key` was reused with a different request body.
     #[error("같은 Idempotency-Key로 다른 요청을 보낼 수 없어요.")]
     IdempotencyKeyReused,
@@ -96,6 +105,9 @@ impl RoomError {
             RoomError::InvalidName => "INVALID_NAME",
             RoomError::NameTaken => "NAME_TAKEN",
             RoomError::Kicked => "KICKED",
+            RoomError::NoBots => "NO_BOTS",
+            RoomError::BadBotLevel => "BAD_BOT_LEVEL",
+            RoomError::OnlyBots => "ONLY_BOTS",
         }
     }
 

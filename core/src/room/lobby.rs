@@ -49,6 +49,12 @@ pub enum LobbyAction<O> {
     /// Any player of a finished game: play again (한 판 더) in a new lobby with the same players.
     /// It creates another room, so the service carries it out, not [`Room::act`].
     Rematch,
+    /// Host: fill the next empty seat with a computer player of this level (`None`: the
+    /// game's default level).
+    AddBot {
+        /// One of the game's `bots.levels`.
+        level: Option<u8>,
+    },
 }
 
 /// The JSON form, read field by field: serde's internally tagged enums ignore unknown fields of
@@ -61,13 +67,17 @@ struct WireLobby<O> {
     options: Option<O>,
     player_id: Option<PlayerId>,
     seat: Option<usize>,
+    level: Option<u8>,
 }
 
 impl<O> TryFrom<WireLobby<O>> for LobbyAction<O> {
     type Error = String;
 
     fn try_from(w: WireLobby<O>) -> Result<Self, String> {
+        let level = w.level;
         let action = match (w.kind.as_str(), w.options, w.player_id, w.seat) {
+            ("addBot", None, None, None) => return Ok(LobbyAction::AddBot { level }),
+            _ if level.is_some() => return Err("`level`은 addBot에만 쓸 수 있어요.".into()),
             ("setOptions", Some(options), None, None) => LobbyAction::SetOptions { options },
             ("moveSeat", None, Some(player_id), Some(seat)) => {
                 LobbyAction::MoveSeat { player_id, seat }
@@ -151,6 +161,12 @@ enum LobbyActionSchema {
     },
     /// Any player of a finished game: play again in a new lobby (한 판 더).
     Rematch {},
+    /// Host: fill the next empty seat with a computer player; `kick` removes it again.
+    AddBot {
+        /// One of the game's `bots.levels` (`GET /games/{kind}`); missing: the game's default.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        level: Option<u8>,
+    },
 }
 
 impl<O> schemars::JsonSchema for LobbyAction<O> {
@@ -163,7 +179,7 @@ impl<O> schemars::JsonSchema for LobbyAction<O> {
     }
 }
 
-const LOBBY_TYPES: [&str; 7] = [
+const LOBBY_TYPES: [&str; 8] = [
     "setOptions",
     "moveSeat",
     "start",
@@ -171,6 +187,7 @@ const LOBBY_TYPES: [&str; 7] = [
     "kick",
     "unkick",
     "rematch",
+    "addBot",
 ];
 
 /// One action sent to `POST /rooms/{id}/actions`: a lobby action or one of the game's.
@@ -313,6 +330,13 @@ pub enum LobbyEvent {
         /// The new host.
         player_id: PlayerId,
     },
+    /// The host seated a computer player.
+    BotAdded {
+        /// The computer player's id.
+        player_id: PlayerId,
+        /// Its level.
+        level: u8,
+    },
     /// A rematch lobby was opened for this finished game.
     RematchCreated {
         /// The new lobby's id.
@@ -367,7 +391,11 @@ impl<G: Game> Room<G> {
                 self.seats.swap(from, seat);
                 vec![LobbyEvent::SeatMoved { player_id, seat }]
             }
+            LobbyAction::AddBot { level } => return self.add_bot(level, now),
             LobbyAction::Start => {
+                if self.seats.iter().all(|m| m.bot.is_some()) {
+                    return Err(RoomError::OnlyBots);
+                }
                 let lineup = Lineup {
                     players: self.seats.iter().map(|m| m.id.clone()).collect(),
                     host: self.host.clone(),
@@ -375,8 +403,11 @@ impl<G: Game> Room<G> {
                 // Setup draws from a copy: if it refuses (wrong head count), the generator has
                 // not moved.
                 let mut rng = self.rng.clone();
-                let state = G::setup(&lineup, &self.options, &mut rng, now)
+                let mut state = G::setup(&lineup, &self.options, &mut rng, now)
                     .map_err(RoomError::InvalidOptions)?;
+                for bot in self.seats.iter().filter(|m| m.bot.is_some()) {
+                    G::seat_bot(&mut state, &bot.id);
+                }
                 self.rng = rng;
                 self.game = Some(state);
                 vec![LobbyEvent::Started]
@@ -465,7 +496,7 @@ impl<G: Game> Room<G> {
         let start = if self.game.is_none() { seat } else { seat + 1 };
         (0..n)
             .map(|i| &self.seats[(start + i) % n.max(1)])
-            .find(|m| !m.left)
+            .find(|m| !m.left && m.bot.is_none())
             .map(|m| m.id.clone())
     }
 }
@@ -476,7 +507,10 @@ impl<G: Game> Room<G> {
     /// no longer authenticate. Stores drop the presence entries of everyone else on save, so
     /// join/leave cycles cannot grow a room's presence without bound.
     pub fn present_ids(&self) -> impl Iterator<Item = &PlayerId> {
-        self.seats.iter().filter(|m| !m.left).map(|m| &m.id)
+        self.seats
+            .iter()
+            .filter(|m| !m.left && m.bot.is_none())
+            .map(|m| &m.id)
     }
 }
 

@@ -11,6 +11,7 @@
 //! A refused action leaves the room exactly as it was.
 
 mod any;
+mod bot;
 mod error;
 mod ledger;
 mod lobby;
@@ -24,6 +25,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub use any::{AnyRoom, DecodeError, FORMAT, GameKind};
+use bot::Due;
+pub use bot::{BOT_THINK_MAX_MS, BOT_THINK_MIN_MS, bot_name};
 pub use error::{ErrorKind, RoomError};
 pub use ledger::{ANSWERS_PER_PLAYER, Answer, Ledger, RECENT_REQUESTS, RequestId};
 pub use lobby::{
@@ -91,6 +94,9 @@ pub struct Member {
     /// Unused since kicks bar tokens ([`bar_of`]); always 0. Kept so stored rooms keep
     /// their shape.
     pub client: u64,
+    /// A computer player of this level (`addBot`), or `None` for a person. A bot has no token
+    /// that works ([`Room::authenticate`] never matches it) and no presence.
+    pub bot: Option<u8>,
 }
 
 /// A room of game `G`. (`Clone`, `PartialEq` and `Debug` are written out below: derives would
@@ -220,11 +226,12 @@ impl<G: Game> Room<G> {
         }
     }
 
-    /// The member a token belongs to, if any (members who left a game no longer authenticate).
+    /// The member a token belongs to, if any (members who left a game no longer authenticate,
+    /// and a computer player has no token).
     pub fn authenticate(&self, token: &TokenHash) -> Option<&PlayerId> {
         self.seats
             .iter()
-            .find(|m| !m.left && m.token == *token)
+            .find(|m| !m.left && m.bot.is_none() && m.token == *token)
             .map(|m| &m.id)
     }
 
@@ -291,6 +298,7 @@ impl<G: Game> Room<G> {
             joined_at: now,
             left: false,
             client,
+            bot: None,
         });
         id
     }
@@ -343,22 +351,27 @@ impl<G: Game> Room<G> {
         }
     }
 
-    /// The next moment a timeout fires, with the player it fires for.
-    fn next_timeout(&self, presence: &Presence) -> Option<(Millis, PlayerId)> {
+    /// The next moment a timeout fires, with the player it fires for: a person's deadline (or
+    /// grace period), or a computer player's move after its think time ([`bot::Due`]).
+    fn next_timeout(&self, presence: &Presence) -> Option<(Millis, PlayerId, Due)> {
         let state = self.game.as_ref()?;
         if G::result(state).is_some() {
             return None;
         }
-        G::active_players(state)
+        let people = G::active_players(state)
             .into_iter()
-            .filter_map(|p| self.timeout_at(state, &p, presence).map(|at| (at, p)))
-            .min()
+            .filter(|p| self.bot_level(state, p).is_none())
+            .filter_map(|p| {
+                self.timeout_at(state, &p, presence)
+                    .map(|at| (at, p, Due::Timeout))
+            });
+        people.chain(self.bots_due(state)).min()
     }
 
     /// When the next timeout fires if nobody shows up again (what the sweeper indexes): a
     /// player's grace period is counted as if they dropped when their presence window closes.
     pub fn due_at(&self, presence: &Presence) -> Option<Millis> {
-        self.next_timeout(presence).map(|(at, _)| at)
+        self.next_timeout(presence).map(|(at, ..)| at)
     }
 
     /// The deadline players are shown at `now`: the game's own deadline, or the end of the grace
@@ -368,16 +381,17 @@ impl<G: Game> Room<G> {
         if G::result(state).is_some() {
             return None;
         }
-        G::active_players(state)
-            .iter()
+        let people = G::active_players(state)
+            .into_iter()
+            .filter(|p| self.bot_level(state, p).is_none())
             .filter_map(|p| {
-                if self.is_connected(p, presence, now) {
+                if self.is_connected(&p, presence, now) {
                     G::deadline(state)
                 } else {
-                    self.timeout_at(state, p, presence)
+                    self.timeout_at(state, &p, presence)
                 }
-            })
-            .min()
+            });
+        people.chain(self.bots_due(state).map(|(at, ..)| at)).min()
     }
 
     /// Fires every timeout that is due at `now`, oldest first, each at its own deadline. Each
@@ -385,11 +399,21 @@ impl<G: Game> Room<G> {
     pub fn catch_up(&mut self, now: Millis, presence: &Presence) -> Vec<G::Event> {
         let mut events = Vec::new();
         for _ in 0..MAX_TIMEOUTS_PER_CATCH_UP {
-            let Some((at, player)) = self.next_timeout(presence) else {
+            let Some((at, player, due)) = self.next_timeout(presence) else {
                 break;
             };
             if at > now {
                 break;
+            }
+            if let Due::Bot(level) = due {
+                match self.bot_moves(&player, level, at) {
+                    Some(mut fired) => {
+                        events.append(&mut fired);
+                        self.accept(at);
+                        continue;
+                    }
+                    None => break,
+                }
             }
             let Some(state) = self.game.as_mut() else {
                 break;
@@ -482,6 +506,7 @@ impl<G: Game> Room<G> {
                 ..m.clone()
             })
             .collect();
+        // Computer players come along like everyone else, but never as the host.
         let host = if seats.iter().any(|m| m.id == self.host) {
             self.host.clone()
         } else {

@@ -34,8 +34,11 @@ pub struct PlayerView {
     pub connected: bool,
     /// Whether they left a running game.
     pub left: bool,
-    /// Whether a bot plays their seat (they left and the game handed it over).
+    /// Whether a computer player plays the seat: one the host added (`addBot`), or one the
+    /// game put there when the player left.
     pub bot: bool,
+    /// The computer player's level (`GET /games/{kind}` `bots.levels`), or `null` for a person.
+    pub bot_level: Option<u8>,
 }
 
 /// The `room` object of the API: the same shape for every game; `state` and `result` are the
@@ -113,14 +116,22 @@ impl<G: Game> Room<G> {
                 .seats
                 .iter()
                 .enumerate()
-                .map(|(seat, m)| PlayerView {
-                    id: m.id.clone(),
-                    name: m.name.clone(),
-                    seat,
-                    team: G::team_of(&self.options, seat),
-                    connected: self.is_connected(&m.id, presence, now),
-                    left: m.left,
-                    bot: self.game.as_ref().is_some_and(|s| G::is_bot(s, &m.id)),
+                .map(|(seat, m)| {
+                    let bot_level = match &self.game {
+                        Some(state) => self.bot_level(state, &m.id),
+                        None => m.bot,
+                    };
+                    PlayerView {
+                        id: m.id.clone(),
+                        name: m.name.clone(),
+                        seat,
+                        team: G::team_of(&self.options, seat),
+                        // A computer player is always there.
+                        connected: m.bot.is_some() || self.is_connected(&m.id, presence, now),
+                        left: m.left,
+                        bot: bot_level.is_some(),
+                        bot_level,
+                    }
                 })
                 .collect(),
             you: viewer,

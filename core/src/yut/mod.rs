@@ -32,6 +32,7 @@
 
 pub mod action;
 pub mod board;
+pub mod bot;
 pub mod error;
 pub mod event;
 mod movement;
@@ -60,7 +61,7 @@ pub use throw::{Throw, Toss};
 pub use timeout::Hint;
 pub use view::View;
 
-use crate::game::{Actor, Game, Lineup, Millis, OptionsError, PlayerId};
+use crate::game::{Actor, BotError, BotLevel, Game, Lineup, Millis, OptionsError, PlayerId};
 use crate::rng::GameRng;
 
 /// Timeout actions in a row after which a player is shown as away (ruling Y15).
@@ -159,6 +160,42 @@ impl Game for Yut {
 
     fn is_bot(state: &State, player: &PlayerId) -> bool {
         state.control(player) == Control::Bot
+    }
+
+    fn bot_levels() -> &'static [BotLevel] {
+        &bot::LEVELS
+    }
+
+    fn seat_bot(state: &mut State, player: &PlayerId) {
+        state.seat_bot(player);
+    }
+
+    /// Throws when a throw is owed; otherwise the level's move ([`bot::choose`]). No draw from
+    /// `rng`: every level is a pure function of the state.
+    fn bot_action(
+        state: &State,
+        player: &PlayerId,
+        level: u8,
+        _rng: &mut GameRng,
+    ) -> Result<Action, BotError> {
+        if state.current_player() != Some(player) {
+            return Err(BotError("차례가 아니에요.".into()));
+        }
+        match state.phase() {
+            Phase::Throw => Ok(Action::Throw),
+            Phase::Move => bot::choose(state, level)
+                .map(|m| Action::Move {
+                    throw_index: m.throw_index,
+                    from: m.from,
+                })
+                .ok_or_else(|| BotError("둘 수 있는 수가 없어요.".into())),
+            Phase::Finished => Err(BotError("게임이 끝났어요.".into())),
+        }
+    }
+
+    /// The spec's timeout action (§8.5).
+    fn bot_fallback(state: &State, player: &PlayerId) -> Option<Action> {
+        state.timeout_action(player)
     }
 
     /// Team games: seats 0, 2, 4, 6 are 청 (0), seats 1, 3, 5, 7 are 홍 (1) (§2).

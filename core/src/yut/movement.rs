@@ -115,7 +115,7 @@ impl State {
 
     /// `steps` steps forward from `from` (home or a spot), applying `next` of §5.2. Reaching the
     /// goal ends the move and the remaining steps are dropped.
-    fn step_forward(
+    pub(crate) fn step_forward(
         &self,
         from: Position,
         steps: u8,
@@ -157,7 +157,7 @@ impl State {
     /// 빽도 for a piece on `node` with this trail: back to where it came from (§5.4), with the
     /// special cases of 도 (`backdoFromDo`, ruling Y3; `home` sends it back to wait) and of a piece with no recorded previous
     /// spot (참먹이 → 19, elsewhere the ring predecessor: ruling Y4).
-    fn step_back(&self, node: Node, mut trail: Vec<Node>) -> (Position, Vec<Node>) {
+    pub(crate) fn step_back(&self, node: Node, mut trail: Vec<Node>) -> (Position, Vec<Node>) {
         if trail.len() >= 2 {
             trail.pop();
             if let Some(&back) = trail.last() {

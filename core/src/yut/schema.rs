@@ -273,6 +273,7 @@ impl YutOptions {
             })
             .collect();
         GameSchema {
+            bots: crate::schema::Bots::of::<super::Yut>(),
             game: "yut",
             presets,
             options,

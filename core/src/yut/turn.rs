@@ -199,6 +199,17 @@ impl State {
         }
     }
 
+    /// A computer player (`addBot`) plays `player`'s seat from the start.
+    pub(crate) fn seat_bot(&mut self, player: &PlayerId) {
+        let Some(seat) = self.seat_of(player) else {
+            return;
+        };
+        self.members[usize::from(seat)].control = Control::Bot;
+        if seat == self.current_seat() {
+            self.deadline_at = self.next_deadline(self.turn_started_at);
+        }
+    }
+
     fn check_turn(&self, seat: Seat) -> Result<(), YutError> {
         if seat == self.current_seat() {
             Ok(())

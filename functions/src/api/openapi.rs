@@ -62,6 +62,9 @@ pub const PROBLEM_CODES: &[(u16, &[&str])] = &[
             "NOT_FINISHED",
             "BAD_SEAT",
             "CANNOT_KICK_SELF",
+            "NO_BOTS",
+            "BAD_BOT_LEVEL",
+            "ONLY_BOTS",
             // 윷놀이.
             "NOT_A_PLAYER",
             "ALREADY_OUT",
@@ -582,7 +585,7 @@ fn game_schema_schemas() -> Value {
         "GameSchema": {
             "type": "object",
             "additionalProperties": false,
-            "required": ["game", "presets", "options", "constraints", "chat"],
+            "required": ["game", "presets", "options", "constraints", "chat", "bots"],
             "properties": {
                 "game": {"enum": ["yut", "baduk"]},
                 "presets": {"type": "array", "description": "Named sets of options, the first choice a form offers", "items": {"type": "object", "additionalProperties": false, "required": ["name", "label", "help", "options"], "properties": {
@@ -611,7 +614,14 @@ fn game_schema_schemas() -> Value {
                     "stickModel": {"$ref": "#/components/schemas/StickModel"},
                     "backdo": {"type": "boolean"},
                     "odds": {"type": "object", "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1}, "description": "Result (do … backdo) → probability"}
-                }}}
+                }}},
+                "chat": {"$ref": "#/components/schemas/ChatRules", "description": "Chat: the emotes and set phrases, and the bounds"},
+                "bots": {"type": "object", "additionalProperties": false, "required": ["levels"], "description": "The computer players the host can seat with `addBot`, weakest first", "properties": {
+                    "levels": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["level", "label"], "properties": {
+                        "level": {"type": "integer", "minimum": 1, "description": "What `addBot` sends as `level`"},
+                        "label": {"type": "string", "description": "Korean, e.g. 입문"}
+                    }}}
+                }}
             }
         },
         "Values": {

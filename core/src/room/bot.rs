@@ -1,0 +1,152 @@
+//! Computer players: the host fills an empty seat with `addBot`, and a game may hand a
+//! departed player's seat to one (윷놀이 `onLeave: bot`). Both are played the same way.
+//!
+//! A computer player's move is one more timeout of the room: it is due a short think time after
+//! the room last changed ([`BOT_THINK_MIN_MS`]..=[`BOT_THINK_MAX_MS`], fixed by the room's id
+//! and version, so every server computes the same moment), it shows as the room's `deadlineAt`,
+//! and whoever loads the room after that moment — a player's read, the sweeper, a live reader —
+//! fires it in [`Room::catch_up`](super::Room::catch_up), inside the one conditional save. Two
+//! loaders that race compute the very same move (the choice is a pure function of the stored
+//! room, its generator included) and only one save lands, so a bot never moves twice.
+
+use super::{LobbyEvent, Member, Room, RoomError, RoomEvent, TokenHash, digest64};
+use crate::game::{Actor, Game, Millis, PlayerId};
+
+/// The shortest think time of a computer player (ms).
+pub const BOT_THINK_MIN_MS: Millis = 800;
+/// The longest think time of a computer player (ms).
+pub const BOT_THINK_MAX_MS: Millis = 2_000;
+
+/// What a due timeout is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Due {
+    /// A person's deadline (or grace period) passed: the game's timeout action.
+    Timeout,
+    /// A computer player of this level moves.
+    Bot(u8),
+}
+
+/// The name of the next computer player in a room whose seats are named `taken`: 컴퓨터 1,
+/// 컴퓨터 2, … (the smallest number nobody in the room is called by).
+pub fn bot_name<'a>(taken: impl Iterator<Item = &'a str> + Clone) -> String {
+    (1..)
+        .map(|n| format!("컴퓨터 {n}"))
+        .find(|name| !taken.clone().any(|t| t == name))
+        .unwrap_or_default()
+}
+
+impl<G: Game> Room<G> {
+    /// The level of the computer player in `player`'s seat, if one plays it: one the host
+    /// added, or one the game put there when the player left (level 1, the spec's timeout
+    /// policy).
+    pub fn bot_level(&self, state: &G::State, player: &PlayerId) -> Option<u8> {
+        let member = self.member(player)?;
+        member.bot.or_else(|| G::is_bot(state, player).then_some(1))
+    }
+
+    /// How long a computer player thinks before the move that follows the room's current
+    /// version: fixed by the room's id and version, so every server computes the same due time.
+    /// No think time when no person is left in the room to watch (everyone left a 윷놀이 game
+    /// that bots play on): the game plays itself out at once, as it always did.
+    fn think_ms(&self) -> Millis {
+        let watched = self.seats.iter().any(|m| m.bot.is_none() && !m.left);
+        if !watched {
+            return 0;
+        }
+        let span = BOT_THINK_MAX_MS - BOT_THINK_MIN_MS + 1;
+        let roll = digest64(&[b"think", self.id.as_bytes(), &self.version.to_le_bytes()]);
+        BOT_THINK_MIN_MS + roll % span
+    }
+
+    /// The computer players that have something to do, each with when it is due.
+    pub(super) fn bots_due<'a>(
+        &'a self,
+        state: &'a G::State,
+    ) -> impl Iterator<Item = (Millis, PlayerId, Due)> + 'a {
+        let at = self.updated_at + self.think_ms();
+        self.seats.iter().filter_map(move |m| {
+            let level = self.bot_level(state, &m.id)?;
+            G::bot_awaited(state, &m.id).then(|| (at, m.id.clone(), Due::Bot(level)))
+        })
+    }
+
+    /// The computer player in `player`'s seat acts at `at`: its own choice, or — if the choice
+    /// failed or the rules refused it — the game's fallback (바둑 resigns), so an engine error
+    /// never stalls the room. `None` (nothing changed) if neither can be applied.
+    pub(super) fn bot_moves(
+        &mut self,
+        player: &PlayerId,
+        level: u8,
+        at: Millis,
+    ) -> Option<Vec<G::Event>> {
+        let state = self.game.as_ref()?;
+        // Worked on copies: the room changes only if an action is accepted.
+        let mut rng = self.rng.clone();
+        let mut next = state.clone();
+        let chosen = G::bot_action(state, player, level, &mut rng);
+        let applied = chosen.as_ref().ok().and_then(|action| {
+            G::apply(&mut next, Actor::Player(player), action, &mut rng, at).ok()
+        });
+        let events = match applied {
+            Some(events) => events,
+            None => {
+                // Why-log is the caller's business (core does no I/O); the fallback is the
+                // whole recovery.
+                rng = self.rng.clone();
+                next = state.clone();
+                let action = G::bot_fallback(state, player)?;
+                G::apply(&mut next, Actor::Player(player), &action, &mut rng, at).ok()?
+            }
+        };
+        self.game = Some(next);
+        self.rng = rng;
+        Some(events)
+    }
+
+    /// The host fills the next empty seat with a computer player of `level` (one of
+    /// [`Game::bot_levels`]; `None`: [`Game::default_bot_level`]).
+    pub(super) fn add_bot(
+        &mut self,
+        level: Option<u8>,
+        now: Millis,
+    ) -> Result<Vec<RoomEvent<G>>, RoomError> {
+        let levels = G::bot_levels();
+        let level = match level {
+            None if levels.is_empty() => return Err(RoomError::NoBots),
+            None => G::default_bot_level(),
+            Some(l) if levels.iter().any(|b| b.level == l) => l,
+            Some(_) => return Err(RoomError::BadBotLevel),
+        };
+        if self.seats.len() >= G::max_players(&self.options) {
+            return Err(RoomError::RoomFull);
+        }
+        let name = bot_name(self.seats.iter().map(|m| m.name.as_str()));
+        let id = PlayerId::new(format!("p{}", self.next_player_no));
+        self.next_player_no += 1;
+        self.seats.push(Member {
+            id: id.clone(),
+            name,
+            // Never matched: `authenticate` skips computer players.
+            token: TokenHash([0; 16]),
+            joined_at: now,
+            left: false,
+            client: 0,
+            bot: Some(level),
+        });
+        Ok(vec![RoomEvent::Lobby(LobbyEvent::BotAdded {
+            player_id: id,
+            level,
+        })])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bots_are_named_by_the_smallest_free_number() {
+        assert_eq!(bot_name(["철수"].into_iter()), "컴퓨터 1");
+        assert_eq!(bot_name(["컴퓨터 1", "컴퓨터 3"].into_iter()), "컴퓨터 2");
+    }
+}
