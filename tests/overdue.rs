@@ -5,7 +5,7 @@ use madang_core::room::{AnyRoom, Presence, Room, RoomAction, TokenHash};
 use madang_core::yut::{Yut, YutOptions};
 use madang_core::{GameRng, Millis, PlayerId};
 use madang_infra::StoredRoom;
-use madang_infra::contract::fresh_id;
+use madang_infra::contract::{fresh_id, fresh_room_id};
 use serde_json::json;
 
 /// The room's turn timer.
@@ -27,7 +27,7 @@ pub struct OverdueRoom {
 /// disconnect, is what is due; and their grace period ends well after the race.
 pub fn overdue_turn(now: Millis, seed: u64) -> OverdueRoom {
     let started = now - TURN_MS - OVERDUE_MS;
-    let id = fresh_id("race");
+    let id = fresh_room_id();
     let tokens = [fresh_id("host-token"), fresh_id("guest-token")];
     let options = YutOptions {
         turn_seconds: Some(30),

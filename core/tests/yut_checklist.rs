@@ -1272,7 +1272,7 @@ fn the_view_json_matches_its_snapshot_and_holds_nothing_hidden() {
                 "finishRule": "pass", "nakPercent": 0, "backdoCaptureBonus": true,
                 "captureBonusOnYutMo": true, "ranking": "first", "turnSeconds": 30,
                 "turnCapSeconds": null, "timeoutPolicy": "yutMd", "idleTurnsToAuto": null,
-                "endMode": "finish", "onLeave": "concede", "hints": false
+                "endMode": "finish", "onLeave": "concede", "hints": false, "chat": "on"
             },
             "players": ["p0", "p1"],
             "sideOf": {"p0": 0, "p1": 1},

@@ -28,6 +28,21 @@ pub fn fresh_id(tag: &str) -> String {
     format!("{tag}-{nanos:x}-{}", N.fetch_add(1, Ordering::Relaxed))
 }
 
+/// A fresh id in the shape the HTTP edge accepts for a room (22 URL-safe base64 characters), for
+/// fixtures stored directly and then reached over HTTP.
+pub fn fresh_room_id() -> String {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    format!(
+        "fx{:016x}{:04x}",
+        nanos,
+        N.fetch_add(1, Ordering::Relaxed) & 0xffff
+    )
+}
+
 /// A room record for the checks.
 pub fn sample(id: &str, version: u64, due: Option<Millis>) -> StoredRoom {
     StoredRoom {

@@ -425,9 +425,12 @@ impl<G: Game> Room<G> {
                 }
                 let seat = self.seat_of(&player_id).ok_or(RoomError::UnknownPlayer)?;
                 let kicked = self.seats.remove(seat);
-                self.barred.push(bar_entry(&kicked.id, &kicked.token));
-                let excess = self.barred.len().saturating_sub(MAX_BARRED);
-                self.barred.drain(..excess);
+                // A computer player holds no token anyone could come back with: nothing to bar.
+                if kicked.bot.is_none() {
+                    self.barred.push(bar_entry(&kicked.id, &kicked.token));
+                    let excess = self.barred.len().saturating_sub(MAX_BARRED);
+                    self.barred.drain(..excess);
+                }
                 vec![LobbyEvent::Kicked { player_id }]
             }
             LobbyAction::Unkick { player_id } => {
