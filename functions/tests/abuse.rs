@@ -5,8 +5,8 @@
 //! its own data directory, so they run in parallel; the longest takes about 30 s.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
+use std::path::Path;
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -20,35 +20,11 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 mod support;
-use support::spawn_madang;
+use support::{Server, start_server};
 
-/// The `madang` binary on a fresh data directory; killed when dropped.
-struct Server {
-    child: Child,
-    base: String,
-    addr: String,
-    data: PathBuf,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.data);
-    }
-}
-
+/// The `madang` binary on a fresh data directory of this suite's.
 fn start(name: &str, env: &[(&str, &str)]) -> Server {
-    let data = std::env::temp_dir().join(format!("madang-abuse-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&data);
-    let (child, base) = spawn_madang(&data, env);
-    let addr = base.strip_prefix("http://").unwrap().to_owned();
-    Server {
-        child,
-        base,
-        addr,
-        data,
-    }
+    start_server("abuse", name, env)
 }
 
 /// The limits a load test needs: one address plays every client.

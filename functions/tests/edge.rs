@@ -6,44 +6,17 @@
 //! open, the test checks which answer comes first, or sets the server's timeout low.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
-use std::process::Child;
-
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
 mod support;
-use support::spawn_madang;
+use support::{Server, start_server};
 
-/// The `madang` binary on a fresh data directory; killed when dropped.
-struct Server {
-    child: Child,
-    base: String,
-    addr: String,
-    data: PathBuf,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.data);
-    }
-}
-
+/// The `madang` binary on a fresh data directory of this suite's.
 fn start(name: &str, env: &[(&str, &str)]) -> Server {
-    let data = std::env::temp_dir().join(format!("madang-edge-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&data);
-    let (child, base) = spawn_madang(&data, env);
-    let addr = base.strip_prefix("http://").unwrap().to_owned();
-    Server {
-        child,
-        base,
-        addr,
-        data,
-    }
+    start_server("edge", name, env)
 }
 
 /// Checks a problem+json refusal: status, content type, code, a Korean detail.
