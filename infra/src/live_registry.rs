@@ -15,6 +15,8 @@
 //! entry whose `$disconnect` never ran goes by itself; a post that meets `410 Gone` removes it
 //! at once ([`DynamoStore::live_forget`]).
 
+use std::collections::HashMap;
+
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValue};
 use madang_core::Millis;
 
@@ -167,18 +169,7 @@ impl DynamoStore {
     /// a unit). A connection registered a moment ago may be missing from it; its hello already
     /// told it the version it needed.
     pub async fn live_watchers(&self, room: &str) -> Result<Vec<Watcher>, StoreError> {
-        let out = self
-            .client()
-            .get_item()
-            .table_name(self.table())
-            .key(item::ID, room_key(room))
-            .consistent_read(false)
-            .set_return_consumed_capacity(self.capacity())
-            .send()
-            .await
-            .map_err(unavailable)?;
-        self.record(Call::Read, out.consumed_capacity(), 0);
-        let Some(found) = out.item() else {
+        let Some(found) = self.registry_item(room_key(room)).await? else {
             return Ok(Vec::new());
         };
         Ok(found
@@ -196,22 +187,30 @@ impl DynamoStore {
 
     /// The room `connection` watches, if it said hello (one eventually consistent read).
     pub async fn live_room_of(&self, connection: &str) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .registry_item(conn_key(connection))
+            .await?
+            .and_then(|i| i.get(ROOM).and_then(|r| r.as_s().ok()).cloned()))
+    }
+
+    /// One registry item by its key: an eventually consistent read (half a unit under 4 KB),
+    /// metered like every other read of the table.
+    async fn registry_item(
+        &self,
+        key: AttributeValue,
+    ) -> Result<Option<HashMap<String, AttributeValue>>, StoreError> {
         let out = self
             .client()
             .get_item()
             .table_name(self.table())
-            .key(item::ID, conn_key(connection))
+            .key(item::ID, key)
             .consistent_read(false)
             .set_return_consumed_capacity(self.capacity())
             .send()
             .await
             .map_err(unavailable)?;
         self.record(Call::Read, out.consumed_capacity(), 0);
-        Ok(out
-            .item()
-            .and_then(|i| i.get(ROOM))
-            .and_then(|r| r.as_s().ok())
-            .cloned())
+        Ok(out.item)
     }
 
     /// Forgets `connection` (its `$disconnect`, or a post that met `410 Gone`): deletes its item
