@@ -84,7 +84,7 @@ ALARMS = {
 DASHBOARD_METRICS = {
     "Requests", "ActionsApplied", "ConflictsRedone", "VersionConflicts", "RoomBusy", "IdempotentReplays",
     "RateLimited", "StoreLoadTime", "StoreSaveTime", "SweeperLag", "LivePosts", "LiveGone",
-    "LivePostFailures", "ChatMessages", "BotMoveTime", "EngineFailures",
+    "LivePostFailures", "ChatMessages", "BotMoves", "BotMoveTime", "EngineFailures",
     "Invocations", "Duration", "ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits",
 }
 METRICS_RS = ROOT / "functions" / "src" / "metrics.rs"
