@@ -40,16 +40,6 @@ impl BotMoves {
             }
         }
     }
-
-    /// How many moves are held.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Whether none is held.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 /// [`Room::catch_up`], step by step: fires every timeout due at `now` (at most
