@@ -6,7 +6,13 @@ properties and Globals get through it: `Architectures: [arm65]`, `Runtime: provi
 `!Ref` typo in Globals or in Policies, `rate(1 minutes)`, a wrong BuildMethod. This script loads the
 template itself (with the CloudFormation tags) and asserts what this project relies on, including
 that the table and its index match the names the Rust store uses (infra/src/dynamo/item.rs), and
-that the front door (FrontDoor: an HTTP API or a Function URL) is wired either way.
+that the front door (FrontDoor: an HTTP API or a Function URL) is wired either way. With a CDN
+(Cdn: CloudFront) it evaluates every deployment the template's Rules allow and requires that no
+public origin remains (a Function URL with AWS_IAM and origin access control, invoke permissions
+scoped to the distribution, no public permission, no HTTP API with its execute-api endpoint, the
+WAF's per-address rate rules when WafRateRule is On). The functions that play computer players'
+moves are sized from BENCHMARKS.md's per-move CPU figures (BotMemorySize: the slowest move fits
+the timeouts at every allowed size, and the default meets the goals).
 
 Usage: check_template.py [--self-test] TEMPLATE
   --self-test  also breaks a copy of the template in each way above and requires a failure,
