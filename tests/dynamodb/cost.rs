@@ -558,7 +558,8 @@ async fn the_cost_of_whole_games_on_dynamodb_is_within_its_targets() {
 
 /// The bot's engine CPU per 9줄 move, by level (`BENCHMARKS.md`, "바둑 computer player", CPU
 /// p50 on x86_64): level, label, ms.
-const BADUK_BOT_CPU_MS: [(u8, &str, f64); 3] = [(1, "입문", 0.5), (3, "15급", 28.0), (6, "8급", 369.0)];
+const BADUK_BOT_CPU_MS: [(u8, &str, f64); 3] =
+    [(1, "입문", 0.5), (3, "15급", 28.0), (6, "8급", 369.0)];
 /// The level the measured game is played at (its moves are what the units count; the engine's
 /// CPU is priced per level from the table above).
 const BADUK_BOT_LEVEL: u8 = 3;
@@ -792,7 +793,10 @@ async fn the_cost_of_games_against_bots_on_dynamodb() {
     )
     .unwrap();
     for (name, g) in [
-        (format!("바둑 9줄 vs the level-{BADUK_BOT_LEVEL} bot"), &baduk),
+        (
+            format!("바둑 9줄 vs the level-{BADUK_BOT_LEVEL} bot"),
+            &baduk,
+        ),
         ("윷놀이, 1 human + bots 1, 2, 3".to_owned(), &yut),
     ] {
         writeln!(
@@ -842,7 +846,9 @@ async fn the_cost_of_games_against_bots_on_dynamodb() {
         yut.requests_cost(TEMPLATE_MEMORY_MB) + yut.dynamodb()
     )
     .unwrap();
-    println!("\nGames against bots on DynamoDB (dynalite's meter; engine CPU from BENCHMARKS.md):\n{out}");
+    println!(
+        "\nGames against bots on DynamoDB (dynalite's meter; engine CPU from BENCHMARKS.md):\n{out}"
+    );
     for g in [&baduk, &yut] {
         assert!(g.bot_moves() > 0);
         assert!(g.max_item <= MAX_ITEM_BYTES, "{} bytes", g.max_item);

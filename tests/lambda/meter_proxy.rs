@@ -84,7 +84,13 @@ pub async fn start(upstream: &str, store: Arc<DynamoStore>) -> MeterProxy {
     }
 }
 
-const READS: [&str; 5] = ["GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"];
+const READS: [&str; 5] = [
+    "GetItem",
+    "Query",
+    "Scan",
+    "BatchGetItem",
+    "TransactGetItems",
+];
 const WRITES: [&str; 5] = [
     "PutItem",
     "UpdateItem",
