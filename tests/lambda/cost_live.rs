@@ -15,9 +15,9 @@
 //!   (`GET /rooms/{id}?since=V` with `If-None-Match`). The actor's own app hears its change
 //!   before its action's answer comes back (the announcement is posted before the answer), so
 //!   it reads too: counted apart;
-//! - while the socket is up it reads on its own only at the room's next deadline (`deadlineAt`
-//!   + 100 ms, the deadline of the room it held when it last went to sleep), and sends `ping`
-//!   every 9 minutes (`heartbeatMs`);
+//! - while the socket is up it reads on its own only 100 ms past the room's next deadline
+//!   (`deadlineAt` of the room it held when it last went to sleep), and sends `ping` every
+//!   9 minutes (`heartbeatMs`);
 //! - when the game is over it closes the socket (`$disconnect`).
 //!
 //! Counted per game, by bracketing each step (the sim runs one step at a time and waits for the
