@@ -86,6 +86,7 @@ ALARMS = {
     "SweeperNotRunningAlarm": (None, {("AWS/Lambda", "Invocations", "FunctionName", "SweeperFunction")},
                                "breaching"),
     "LivePostFailuresAlarm": (None, {("Madang", "LivePostFailures", "Stage", "AWS::StackName")}, "notBreaching"),
+    "EngineFailuresAlarm": (None, {("Madang", "EngineFailures", "Stage", "AWS::StackName")}, "notBreaching"),
 }
 # Metric names the dashboard must show: the code's (functions/src/metrics.rs) and the cost drivers.
 DASHBOARD_METRICS = {

@@ -24,7 +24,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-pub use any::{AnyRoom, DecodeError, FORMAT, GameKind};
+pub(crate) use any::since_format_5;
+pub use any::{AnyRoom, DecodeError, FORMAT, GameKind, OLDEST_FORMAT};
 use bot::Due;
 pub use bot::{BOT_THINK_MAX_MS, BOT_THINK_MIN_MS, bot_name};
 pub use error::{ErrorKind, RoomError};
@@ -120,6 +121,7 @@ pub struct Member {
     pub client: u64,
     /// A computer player of this level (`addBot`), or `None` for a person. A bot has no token
     /// that works ([`Room::authenticate`] never matches it) and no presence.
+    #[serde(deserialize_with = "any::since_format_5")]
     pub bot: Option<u8>,
 }
 
