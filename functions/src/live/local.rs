@@ -21,8 +21,8 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
 use axum::response::{IntoResponse, Response};
-use madang_infra::notify::Subscription;
 use madang_core::PlayerId;
+use madang_infra::notify::Subscription;
 use madang_infra::{RoomStore, StoreError};
 use tokio::time::{Instant, sleep_until};
 
@@ -312,10 +312,7 @@ async fn send_chat<S: RoomStore>(
         let Ok(rendered) = message_json(&message) else {
             continue;
         };
-        let frame = ServerFrame::Chat {
-            message: &rendered,
-        }
-        .text();
+        let frame = ServerFrame::Chat { message: &rendered }.text();
         if socket.send(Message::Text(frame.into())).await.is_err() {
             return Err(End::Close(close_code::NORMAL));
         }
