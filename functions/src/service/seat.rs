@@ -29,7 +29,8 @@ pub struct NewRoom {
     pub name: PlayerName,
     /// The game and its options.
     pub options: RoomOptions,
-    /// `MADANG_DEV=1` only: seed the room's generator for a reproducible game.
+    /// `MADANG_DEV=1` only: seed the room's generator for a reproducible game (`dev` feature).
+    #[cfg(feature = "dev")]
     pub seed: Option<u64>,
 }
 
@@ -92,13 +93,18 @@ where
 
 /// Creates a room with its creator as host.
 pub async fn create_room<S: RoomStore>(app: &App<S>, new: NewRoom) -> Result<Seated, ApiError> {
+    #[cfg(feature = "dev")]
     if new.seed.is_some() && !app.dev {
         return Err(ApiError::Malformed(
             "seed는 개발 모드(MADANG_DEV=1)에서만 쓸 수 있어요.".into(),
         ));
     }
+    #[cfg(feature = "dev")]
+    let seed = new.seed;
+    #[cfg(not(feature = "dev"))]
+    let seed: Option<u64> = None;
     let now = app.clock.now();
-    let rng = match new.seed {
+    let rng = match seed {
         Some(seed) => GameRng::seed_from_u64(seed),
         // Seed and salt from the OS: the salt keeps `rngCommitment` from revealing the seed.
         None => GameRng::new(random_bytes::<32>()?, random_bytes::<16>()?),
