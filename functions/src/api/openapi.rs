@@ -787,7 +787,11 @@ mod tests {
     fn the_committed_openapi_json_is_the_generated_document() {
         let release = release_document();
         if std::env::var_os("MADANG_WRITE_OPENAPI").is_some() {
-            std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/openapi.json"), &release).unwrap();
+            std::fs::write(
+                concat!(env!("CARGO_MANIFEST_DIR"), "/openapi.json"),
+                &release,
+            )
+            .unwrap();
             return;
         }
         // Without the `dev` feature the served document is the release one itself.
