@@ -234,7 +234,7 @@ export async function createForm(client, onCreated) {
       seats.saveName(player);
       button.disabled = true;
       try {
-        // `?seed=N` reaches servers started with MADANG_DEV=1 only (tests replay a game with it).
+        // `?seed=N` reaches servers built with the `dev` feature and started with MADANG_DEV=1 only (tests replay a game with it).
         const seed = new URLSearchParams(location.search).get('seed');
         onCreated(await client.createRoom({
           game: gameSelect.value, name: player, options: form.values(), ...(seed ? { seed: Number(seed) } : {}),

@@ -65,7 +65,7 @@ impl Unit {
 }
 
 /// What kind of route a request was for: the `RouteClass` dimension of [`Metric::Request`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, strum::VariantArray)]
 pub enum RouteClass {
     /// `POST /rooms`.
     Create,
@@ -81,15 +81,6 @@ pub enum RouteClass {
 }
 
 impl RouteClass {
-    /// Every class, in order.
-    pub const ALL: [RouteClass; 5] = [
-        RouteClass::Create,
-        RouteClass::Join,
-        RouteClass::Act,
-        RouteClass::Read,
-        RouteClass::Other,
-    ];
-
     /// The class of a request, from its method and path (the edge layer runs before routing,
     /// so from the path itself; the classes are few and the paths simple).
     pub fn of(method: &Method, path: &str) -> Self {

@@ -125,9 +125,11 @@ pub struct Member {
     pub bot: Option<u8>,
 }
 
-/// A room of game `G`. (`Clone`, `PartialEq` and `Debug` are written out below: derives would
-/// demand them of the zero-sized game marker too.)
+/// A room of game `G`. (`Clone` and `PartialEq` come from `derive_where`, which bounds only the
+/// fields and not the zero-sized game marker, as std's derives would; every field takes part, so
+/// a new one cannot be left out. `Debug` is written out below to show less.)
 #[derive(Serialize, Deserialize)]
+#[derive_where::derive_where(Clone, PartialEq)]
 #[serde(bound = "")]
 pub struct Room<G: Game> {
     /// Unguessable room id.
@@ -157,44 +159,6 @@ pub struct Room<G: Game> {
     pub barred: Vec<u64>,
     /// The rematch lobby of this finished game (한 판 더), once someone asked for it.
     pub rematch: Option<String>,
-}
-
-impl<G: Game> Clone for Room<G> {
-    fn clone(&self) -> Self {
-        Room {
-            id: self.id.clone(),
-            version: self.version,
-            host: self.host.clone(),
-            seats: self.seats.clone(),
-            options: self.options.clone(),
-            game: self.game.clone(),
-            rng: self.rng.clone(),
-            created_at: self.created_at,
-            updated_at: self.updated_at,
-            next_player_no: self.next_player_no,
-            ledger: self.ledger.clone(),
-            barred: self.barred.clone(),
-            rematch: self.rematch.clone(),
-        }
-    }
-}
-
-impl<G: Game> PartialEq for Room<G> {
-    fn eq(&self, other: &Self) -> bool {
-        self.id == other.id
-            && self.version == other.version
-            && self.host == other.host
-            && self.seats == other.seats
-            && self.options == other.options
-            && self.game == other.game
-            && self.rng == other.rng
-            && self.created_at == other.created_at
-            && self.updated_at == other.updated_at
-            && self.next_player_no == other.next_player_no
-            && self.ledger == other.ledger
-            && self.barred == other.barred
-            && self.rematch == other.rematch
-    }
 }
 
 impl<G: Game> std::fmt::Debug for Room<G> {
