@@ -69,7 +69,8 @@ macro_rules! with_room {
 //    the ledger of recent request ids and per-player keyed answers.
 // 5: both games' options gained `chat` (DESIGN "Chat"), and members carry their
 //    computer-player level (`addBot`).
-pub const FORMAT: u8 = 5;
+// 6: 바둑 state counts each player's resumes from the scoring phase (ruling B7).
+pub const FORMAT: u8 = 6;
 
 /// A stored room that cannot be read back.
 #[derive(Debug, thiserror::Error)]
