@@ -16,6 +16,7 @@
 //! - [`restore`]: a table with live rooms to JSON and back into a fresh table, and play goes on.
 
 mod cost_modes;
+mod gzip;
 mod live;
 mod metrics;
 mod restore;
