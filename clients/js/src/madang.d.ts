@@ -62,6 +62,8 @@ export declare class MadangError extends Error {
 export declare function newIdempotencyKey(): string;
 /** Milliseconds a `Retry-After` value asks to wait, or null when there is none. */
 export declare function retryAfterMs(value: string | null | undefined, now?: number): number | null;
+/** The lowercase hex SHA-256 of `text` (UTF-8), or null where Web Crypto is not available (sent as `x-amz-content-sha256` with every body). */
+export declare function sha256Hex(text: string): Promise<string | null>;
 
 export interface ClientOptions {
   /** The server's origin (default: the page's origin in a browser). */

@@ -66,6 +66,15 @@ function abortError(signal) {
 }
 
 /** Resolves after `ms`, or rejects as soon as `signal` aborts. */
+
+/** The lowercase hex SHA-256 of `text` (UTF-8), or null where Web Crypto is not available. */
+export async function sha256Hex(text) {
+  const subtle = globalThis.crypto?.subtle;
+  if (!subtle) return null;
+  const digest = await subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 function sleep(ms, signal) {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortError(signal));
@@ -158,11 +167,16 @@ export class MadangClient {
     const allHeaders = { accept: 'application/json, application/problem+json', ...headers };
     if (body !== undefined) allHeaders['content-type'] = 'application/json';
     if (token) allHeaders.authorization = `Bearer ${token}`;
-    const init = {
-      method,
-      headers: allHeaders,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    };
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    // Behind CloudFront, origin access control signs the request to the Function URL, and Lambda
+    // refuses an unsigned payload: the body's SHA-256 must come from the client (docs/deploy.md,
+    // "Behind CloudFront"). Sent wherever the platform can hash (browsers: secure contexts only,
+    // which a CloudFront deployment always is); every other server ignores it.
+    if (text !== undefined) {
+      const digest = await sha256Hex(text);
+      if (digest) allHeaders['x-amz-content-sha256'] = digest;
+    }
+    const init = { method, headers: allHeaders, body: text };
     for (let attempt = 0; ; attempt++) {
       if (signal?.aborted) throw abortError(signal);
       const limit = withTimeout(signal, this.timeoutMs + waitSec * 1000);
