@@ -293,7 +293,9 @@ export function badukScreen(act, client, { rematch }) {
         ? h('div', { class: 'actions' },
           h('button', { type: 'button', class: 'primary big', testid: 'agree-score', disabled: st.scoringMarks?.agreed?.[color],
             text: st.scoringMarks?.agreed?.[color] ? '동의함 — 상대를 기다려요' : '동의', onclick: () => act({ type: 'agreeScore' }) }),
-          h('button', { type: 'button', class: 'secondary', testid: 'resume-play', text: '이의(대국 재개)', onclick: () => act({ type: 'resumePlay' }) }))
+          // B7: the server says whether this side may still resume (resumes left, move limit).
+          st.scoringMarks?.resumable?.[color] === false ? null
+            : h('button', { type: 'button', class: 'secondary', testid: 'resume-play', text: '이의(대국 재개)', onclick: () => act({ type: 'resumePlay' }) }))
         : h('div', { class: 'actions' },
           st.size !== 9 ? h('button', { type: 'button', class: 'primary', testid: 'confirm-move', 'data-focus': 'confirm', disabled: !preview,
             text: preview ? `${COLS[preview.x]}${st.size - preview.y}에 두기` : '자리를 누르고 확인', onclick: () => {

@@ -166,7 +166,11 @@ fn every_fixture_is_replayed_or_refused_or_skipped_for_a_stated_reason() {
             PLAYING,
         ),
         ("littlego/19x19/markup.sgf", PLAYING),
-        ("littlego/19x19/maximum-number-of-moves.sgf", PLAYING),
+        // B7: the 722nd move reaches the move limit and starts the scoring phase.
+        (
+            "littlego/19x19/maximum-number-of-moves.sgf",
+            Refused(722, "WRONG_PHASE"),
+        ),
         ("littlego/25x25/25x25_single_black_move.sgf", SIZE),
         ("littlego/7x7/play-b-b7-for-superko.sgf", SIZE),
         ("littlego/7x7/seki-9b.sgf", SIZE),
@@ -230,7 +234,10 @@ fn every_fixture_is_replayed_or_refused_or_skipped_for_a_stated_reason() {
             Refused(23, "SUPERKO"),
         ),
         ("littlego/Illegal games/suicide.sgf", Refused(3, "SUICIDE")),
-        ("littlego/Illegal games/too-many-moves.sgf", PLAYING),
+        (
+            "littlego/Illegal games/too-many-moves.sgf",
+            Refused(722, "WRONG_PHASE"),
+        ),
     ]
     .into_iter()
     .collect();

@@ -204,8 +204,10 @@ fn a_19x19_room_stays_within_1_kb_through_move_400_with_9_bits_a_move() {
         ("250", &random[..250]),
         ("300", &random[..300]),
         ("400", &random[..]),
-        ("722 (the fixture's first 722)", &fixture[..722]),
-        ("1394 (the whole fixture)", &fixture[..]),
+        (
+            "722 (the fixture's first 722: the move limit, B7)",
+            &fixture[..722],
+        ),
     ] {
         let (room, played) = room_with(moves);
         assert_eq!(played, moves.len(), "{label}: every move replays");
@@ -234,6 +236,16 @@ fn a_19x19_room_stays_within_1_kb_through_move_400_with_9_bits_a_move() {
         );
     }
     assert_eq!(fixture.len(), 1394, "the fixture's main line");
+    // B7: the 722nd move starts the scoring phase (its marks stored with the room), and the
+    // record takes no move past it.
+    let (room, played) = room_with(&fixture);
+    assert_eq!(played, 722, "the move limit of 19×19");
+    let state = room.game.clone().unwrap();
+    assert_eq!(state.phase(), Phase::Scoring);
+    println!(
+        "(at 722 the scoring phase holds {} stones marked dead)",
+        state.marks().map_or(0, |m| m.dead.len())
+    );
 }
 
 #[test]

@@ -1,4 +1,5 @@
 //! Rooms stored by the release before chat and computer players (stored format 4) still read,
+//! with every field added since (formats 5 and 6) at its default,
 //! play on and are saved back in the current format: a deployment upgraded in the middle of a
 //! game keeps its rooms. The fixtures were written by that release's own code
 //! (`fixtures/format4/SOURCE.md`).

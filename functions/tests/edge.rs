@@ -644,3 +644,95 @@ async fn trace_logs_carry_no_token_and_no_room_id() {
     assert!(!text.contains(token), "a token in the log");
     assert!(!text.contains(room), "a room id in the log");
 }
+
+/// JSON answers are gzipped when the client accepts it, against the real binary: a room view
+/// comes gzipped with `Vary` and a weak tag that revalidates to a 304 without a body; without
+/// gzip in `Accept-Encoding` (or with `q=0`) the same bytes come plain with the strong tag; a
+/// small problem stays plain.
+#[tokio::test]
+async fn json_answers_are_gzipped_when_the_client_accepts_it() {
+    use std::io::Read;
+    let server = start("gzip", &[]);
+    let http = reqwest::Client::new();
+    let created = create(&http, &server.base, "yut").await;
+    let room = created["roomId"].as_str().unwrap();
+    let url = format!("{}/rooms/{room}", server.base);
+    let plain = http.get(&url).send().await.unwrap();
+    assert_eq!(plain.status(), StatusCode::OK);
+    assert!(plain.headers().get("content-encoding").is_none());
+    assert_eq!(plain.headers()["vary"], "accept-encoding");
+    let strong = plain.headers()["etag"].to_str().unwrap().to_owned();
+    let plain = plain.bytes().await.unwrap();
+    assert!(
+        plain.len() >= 1024,
+        "a view worth compressing: {} B",
+        plain.len()
+    );
+
+    let gzipped = http
+        .get(&url)
+        .header("accept-encoding", "gzip, deflate, br, zstd")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gzipped.headers()["content-encoding"], "gzip");
+    assert_eq!(gzipped.headers()["vary"], "accept-encoding");
+    assert_eq!(gzipped.headers()["content-type"], "application/json");
+    let weak = gzipped.headers()["etag"].to_str().unwrap().to_owned();
+    assert_eq!(weak, format!("W/{strong}"));
+    let packed = gzipped.bytes().await.unwrap();
+    let mut unpacked = Vec::new();
+    flate2::read::GzDecoder::new(packed.as_ref())
+        .read_to_end(&mut unpacked)
+        .unwrap();
+    assert_eq!(unpacked, plain, "the same bytes, compressed");
+    assert!(
+        packed.len() < plain.len(),
+        "{} of {} B",
+        packed.len(),
+        plain.len()
+    );
+
+    // The weak tag a browser echoes revalidates; a 304 is never compressed.
+    let again = http
+        .get(&url)
+        .header("accept-encoding", "gzip")
+        .header("if-none-match", &weak)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+    assert!(again.headers().get("content-encoding").is_none());
+    assert_eq!(again.headers()["etag"], weak.as_str());
+    assert!(again.bytes().await.unwrap().is_empty());
+    // So does the strong one the JS client builds from the version.
+    let strong_again = http
+        .get(&url)
+        .header("if-none-match", &strong)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(strong_again.status(), StatusCode::NOT_MODIFIED);
+
+    let refused = http
+        .get(&url)
+        .header("accept-encoding", "gzip;q=0, identity")
+        .send()
+        .await
+        .unwrap();
+    assert!(refused.headers().get("content-encoding").is_none());
+    assert_eq!(refused.bytes().await.unwrap(), plain);
+
+    let missing = http
+        .get(format!("{}/rooms/AAAAAAAAAAAAAAAAAAAAAA", server.base))
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        missing.headers().get("content-encoding").is_none(),
+        "a small problem stays plain"
+    );
+    assert_eq!(missing.headers()["vary"], "accept-encoding");
+    problem(missing, StatusCode::NOT_FOUND, "ROOM_NOT_FOUND").await;
+}

@@ -2,6 +2,7 @@
 //! would, playing whole games. One test binary (see `madang_tests::spawn_app`).
 
 mod baduk_games;
+mod baduk_limits;
 mod bots;
 mod chat;
 mod contract;

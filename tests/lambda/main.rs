@@ -19,6 +19,7 @@
 
 mod cost_live;
 mod cost_modes;
+mod gzip;
 mod live;
 mod meter_proxy;
 mod metrics;

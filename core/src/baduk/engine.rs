@@ -365,6 +365,7 @@ fn place(
         }
     }
     after_move(state, &outcome, &mut events);
+    end_at_move_limit(state, now, &mut events);
     Ok(events)
 }
 
@@ -382,8 +383,22 @@ fn pass(state: &mut BadukState, color: Color, now: Millis) -> Result<Vec<BadukEv
         start_scoring(state, now, &mut events);
     } else {
         after_move(state, &outcome, &mut events);
+        end_at_move_limit(state, now, &mut events);
     }
     Ok(events)
+}
+
+/// B7: the move that reaches the move limit starts the scoring phase as two passes would (a
+/// game already ended by that move, by repetition, stays ended). The phase it starts cannot be
+/// resumed, so the game is counted as it stands.
+fn end_at_move_limit(state: &mut BadukState, now: Millis, events: &mut Vec<BadukEvent>) {
+    if state.phase != Phase::Playing || !state.at_move_limit() {
+        return;
+    }
+    events.push(BadukEvent::MoveLimitReached {
+        moves: move_count(state),
+    });
+    start_scoring(state, now, events);
 }
 
 /// After any move: pending requests are declined by it, and `korean` ends on a third repetition.
@@ -540,6 +555,15 @@ fn resume(
     now: Millis,
 ) -> Result<Vec<BadukEvent>, BadukError> {
     require_phase(state, Phase::Scoring)?;
+    // B7: a scoring phase started by the move limit is final, and each player may dispute the
+    // count only so many times.
+    if state.at_move_limit() {
+        return Err(BadukError::MoveLimit);
+    }
+    if !state.can_resume(color) {
+        return Err(BadukError::ResumeLimit);
+    }
+    *state.resumes.get_mut(color) += 1;
     state.marks = None;
     state.phase = Phase::Playing;
     state.turn = color.opponent();

@@ -53,6 +53,12 @@ pub enum BadukError {
     /// Draw offers are off, or the player declined-offer spacing (5 own moves) is not over.
     #[error("지금은 무승부를 제안할 수 없어요.")]
     DrawNotAllowed,
+    /// `resumePlay` by a player who has used up their resumes (B7).
+    #[error("대국 재개는 한 사람이 한 판에 두 번까지예요. 사석을 정해 계가해 주세요.")]
+    ResumeLimit,
+    /// `resumePlay` after the move limit was reached: the count is final (B7).
+    #[error("수 제한에 닿아 대국을 재개할 수 없어요. 사석을 정해 계가해 주세요.")]
+    MoveLimit,
     /// `timeout` sent by a player instead of the system.
     #[error("시스템만 할 수 있는 행동이에요.")]
     TimeoutOnly,
@@ -77,6 +83,8 @@ impl RuleError for BadukError {
             BadukError::RequestPending => "REQUEST_PENDING",
             BadukError::NoPendingRequest => "NO_PENDING_REQUEST",
             BadukError::DrawNotAllowed => "DRAW_NOT_ALLOWED",
+            BadukError::ResumeLimit => "RESUME_LIMIT",
+            BadukError::MoveLimit => "MOVE_LIMIT",
             BadukError::TimeoutOnly => "TIMEOUT_ONLY",
         }
     }

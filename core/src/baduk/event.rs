@@ -40,6 +40,11 @@ pub enum BadukEvent {
         /// The stones in atari.
         stones: Vec<Point>,
     },
+    /// The move limit was reached (B7): the scoring phase follows, and cannot be resumed.
+    MoveLimitReached {
+        /// The moves played, passes counted: the limit.
+        moves: u16,
+    },
     /// Two passes: the scoring phase began with suggested marks.
     ScoringStarted {
         /// Suggested dead stones.

@@ -7,7 +7,8 @@
 //! - [`history`]: superko set, situation counts and the simple-ko shape, rebuilt from the moves.
 //! - [`position`]: board + history + record under a ko rule; [`history`] also packs the stored
 //!   move list (9 bits a move on 19×19).
-//! - [`options`], [`handicap`], [`clock`]: rules and settings as plain data.
+//! - [`options`], [`handicap`], [`clock`]: rules and settings as plain data; [`limits`]: the
+//!   move limit and the cap on resumes that make every game end (B7).
 //! - [`scoring`]: dead-stone and seki suggestions, territory/area counts, ownership.
 //! - [`state`]: [`BadukState`] and its compact stored form; [`result`]: how a game ended.
 //! - [`action`], [`event`], [`error`], [`view`]: what goes in and out of the engine.
@@ -37,6 +38,7 @@ pub mod error;
 pub mod event;
 pub mod handicap;
 pub mod history;
+pub mod limits;
 pub mod options;
 pub mod point;
 pub mod position;

@@ -101,6 +101,8 @@ pub struct BadukState {
     pub(crate) clock: Clock,
     pub(crate) undo: UndoState,
     pub(crate) draw: DrawState,
+    /// How many times each player has resumed play from the scoring phase (B7).
+    pub(crate) resumes: ByColor<u8>,
     pub(crate) result: Option<BadukResult>,
 }
 
@@ -119,6 +121,7 @@ impl BadukState {
             marks: None,
             undo: UndoState::default(),
             draw: DrawState::default(),
+            resumes: ByColor::both(0),
             result: None,
         }
     }
@@ -191,6 +194,25 @@ impl BadukState {
         &self.draw
     }
 
+    /// How many times each player has resumed play from the scoring phase (B7).
+    pub fn resumes(&self) -> ByColor<u8> {
+        self.resumes
+    }
+
+    /// Whether the move limit has been reached (B7): no more moves, and the scoring phase it
+    /// started cannot be resumed.
+    pub fn at_move_limit(&self) -> bool {
+        self.moves.len() >= super::limits::move_limit(&self.options)
+    }
+
+    /// Whether `color` may leave the scoring phase with `resumePlay` now (B7): the phase is
+    /// under way, the move limit did not start it, and `color` has resumes left.
+    pub fn can_resume(&self, color: Color) -> bool {
+        self.phase == Phase::Scoring
+            && !self.at_move_limit()
+            && *self.resumes.get(color) < super::limits::RESUMES_PER_PLAYER
+    }
+
     /// The result, once finished.
     pub fn result(&self) -> Option<&BadukResult> {
         self.result.as_ref()
@@ -242,6 +264,9 @@ pub struct StoredBaduk {
     clock: Clock,
     undo: UndoState,
     draw: DrawState,
+    /// Resumes from the scoring phase per player (B7).
+    #[serde(deserialize_with = "crate::room::since_format_6")]
+    resumes: ByColor<u8>,
     /// How the game ended; a count is recomputed from the board and the marks.
     ended: Option<(EndReason, Option<Color>)>,
 }
@@ -258,6 +283,7 @@ impl From<BadukState> for StoredBaduk {
             clock: s.clock,
             undo: s.undo,
             draw: s.draw,
+            resumes: s.resumes,
             ended: s.result.map(|r| (r.reason, r.winner)),
             options: s.options,
             players: s.players,
@@ -304,6 +330,7 @@ impl TryFrom<StoredBaduk> for BadukState {
             clock: s.clock,
             undo: s.undo,
             draw: s.draw,
+            resumes: s.resumes,
             result: None,
         };
         state.result = s.ended.map(|(reason, winner)| match reason {

@@ -7,6 +7,7 @@ use serde::Serialize;
 use super::Baduk;
 use super::clock::Clock;
 use super::color::{ByColor, Color};
+use super::limits::{RESUMES_PER_PLAYER, move_limit};
 use super::options::{BadukOptions, ClockKind};
 use super::point::Point;
 use super::position::MoveRecord;
@@ -51,6 +52,9 @@ pub struct ScoringMarksView {
     pub resume_requested_by: Option<Color>,
     /// Addition: the count if the marks were agreed now (the live preview of §5.5.3).
     pub preview: Score,
+    /// Addition (B7): whether each side may still leave this phase with `resumePlay` — false
+    /// once it has used its resumes, and for both when the move limit started the phase.
+    pub resumable: ByColor<bool>,
 }
 
 /// A pending undo request as shown.
@@ -123,6 +127,11 @@ pub struct BadukView {
     pub komi: f64,
     /// Addition: when the next timeout fires (§8.5 `deadline`), if one is pending.
     pub deadline_at: Option<Millis>,
+    /// Addition (B7): the most moves the game may hold, passes counted (twice the points of the
+    /// board); the move that reaches it starts a scoring phase that cannot be resumed.
+    pub move_limit: u16,
+    /// Addition (B7): how many more times each side may resume play from the scoring phase.
+    pub resumes_left: ByColor<u8>,
     /// Addition, only for the player to move: points where a stone would be suicide, ko or
     /// superko.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -172,6 +181,11 @@ pub fn view(state: &BadukState, viewer: Option<&PlayerId>) -> BadukView {
     } else {
         (None, None)
     };
+    let resumes = state.resumes();
+    let resumes_left = ByColor::new(
+        RESUMES_PER_PLAYER.saturating_sub(resumes.black),
+        RESUMES_PER_PLAYER.saturating_sub(resumes.white),
+    );
     let scoring_marks = state.marks.as_ref().map(|m| ScoringMarksView {
         dead: m.dead.clone(),
         seki: m.seki.clone(),
@@ -179,6 +193,10 @@ pub fn view(state: &BadukState, viewer: Option<&PlayerId>) -> BadukView {
         started_at: m.started_at,
         resume_requested_by: None,
         preview: state.score_preview(),
+        resumable: ByColor::new(
+            state.can_resume(Color::Black),
+            state.can_resume(Color::White),
+        ),
     });
     let ko_point = (state.phase == Phase::Playing)
         .then(|| state.position.history().ko())
@@ -215,6 +233,8 @@ pub fn view(state: &BadukState, viewer: Option<&PlayerId>) -> BadukView {
         result: state.result.clone(),
         komi: f64::from(state.options.komi_halves()) / 2.0,
         deadline_at: Baduk::deadline(state),
+        move_limit: u16::try_from(move_limit(&state.options)).unwrap_or(u16::MAX),
+        resumes_left,
         illegal_points,
         atari_warnings,
     }

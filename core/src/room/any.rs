@@ -71,11 +71,13 @@ macro_rules! with_room {
 //    the ledger of recent request ids and per-player keyed answers.
 // 5: both games' options gained `chat` (DESIGN "Chat"), and members carry their
 //    computer-player level (`addBot`).
-pub const FORMAT: u8 = 5;
+// 6: 바둑 state counts each player's resumes from the scoring phase (ruling B7).
+pub const FORMAT: u8 = 6;
 
 /// The oldest layout [`AnyRoom::decode`] still reads. Format 4 is the release before chat and
-/// computer players: a deployment upgraded in the middle of a game keeps its rooms, which read
-/// as if made with `chat: on` and no bots (the fields format 5 added, at their defaults).
+/// computer players, format 5 the one before ruling B7: a deployment upgraded in the middle of
+/// a game keeps its rooms, which read with the fields added since at their defaults (`chat:
+/// on`, no bots, no resumes used).
 pub const OLDEST_FORMAT: u8 = 4;
 
 thread_local! {
@@ -92,7 +94,24 @@ where
     D: Deserializer<'de>,
     T: Deserialize<'de> + Default,
 {
-    if READING.get() < 5 {
+    added_in(5, d)
+}
+
+/// Deserializes a field that format 6 added (as [`since_format_5`]).
+pub(crate) fn since_format_6<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    added_in(6, d)
+}
+
+fn added_in<'de, D, T>(format: u8, d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    if READING.get() < format {
         Ok(T::default())
     } else {
         T::deserialize(d)

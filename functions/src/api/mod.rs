@@ -4,6 +4,7 @@
 //! [`ROUTES`], which the tests hold against the OpenAPI document so a route can't go undocumented.
 
 mod chat;
+mod compress;
 mod extract;
 mod games;
 pub mod ids;
@@ -90,12 +91,13 @@ pub fn router<S: RoomStore>(app: App<S>) -> Router {
 /// its tracing span (handlers fill in `room`, `action` and `version` as they learn them; it
 /// closes with the status and the latency), the checks of the request's head
 /// ([`Guard::admit_head`]; the per-route limits are taken in the handlers, from the typed
-/// request), errors made problem+json ([`problems_only`]), and the headers every answer
-/// carries ([`hardened`]).
+/// request), errors made problem+json ([`problems_only`]), JSON gzipped when the client accepts
+/// it ([`compress`]), and the headers every answer carries ([`hardened`]).
 ///
 /// The span names the route, not the path: a path holds a room id, and logs carry only its
 /// digest (`room`, recorded by the [`RoomId`] extractor).
-async fn edge(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
+async fn edge(State(guard): State<Arc<Guard>>, mut request: Request, next: Next) -> Response {
+    let gzip = compress::negotiate(&mut request);
     let shown = redacted(request.uri().path());
     let span = tracing::info_span!(
         "request",
@@ -115,7 +117,7 @@ async fn edge(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> 
     }
     .instrument(span.clone())
     .await;
-    let mut response = response;
+    let mut response = compress::json(gzip, response).await;
     hardened(response.headers_mut());
     let latency_us = started.elapsed().as_micros() as u64;
     span.in_scope(|| tracing::info!(status = response.status().as_u16(), latency_us, "done"));

@@ -90,6 +90,8 @@ pub const PROBLEM_CODES: &[(u16, &[&str])] = &[
             "REQUEST_PENDING",
             "NO_PENDING_REQUEST",
             "DRAW_NOT_ALLOWED",
+            "RESUME_LIMIT",
+            "MOVE_LIMIT",
             "TIMEOUT_ONLY",
         ],
     ),

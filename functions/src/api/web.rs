@@ -159,7 +159,7 @@ fn lookup(key: &str) -> Option<&'static File> {
 
 /// Whether `Accept-Encoding` accepts gzip: listed (or `*` listed, gzip not) with a q-value
 /// above zero (RFC 9110 §12.5.3).
-fn accepts_gzip(headers: &HeaderMap) -> bool {
+pub(super) fn accepts_gzip(headers: &HeaderMap) -> bool {
     let mut gzip = None;
     let mut any = None;
     for value in headers.get_all(header::ACCEPT_ENCODING) {

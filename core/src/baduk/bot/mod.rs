@@ -414,9 +414,15 @@ pub fn scoring_move(
     if count(&current) == count(&ours) {
         return Ok(Some(ScoringMove::Agree));
     }
+    // B7: when it may no longer resume, the bot takes the count as it stands.
+    let dispute = if state.can_resume(color) {
+        ScoringMove::ResumePlay
+    } else {
+        ScoringMove::Agree
+    };
     Ok(Some(
         closer_toggle(board, &current, &ours, diff, |_| true)
-            .map_or(ScoringMove::ResumePlay, ScoringMove::ToggleDead),
+            .map_or(dispute, ScoringMove::ToggleDead),
     ))
 }
 

@@ -1,0 +1,239 @@
+//! gzip for JSON answers (issue 18), on every route and both servers: the local one and Lambda
+//! (where `lambda_http` sends a body with `Content-Encoding` as binary, base64 in the event,
+//! and API Gateway passes it through as the bytes it was).
+//!
+//! - Only `application/json` and `application/problem+json`, only when `Accept-Encoding`
+//!   accepts gzip, and only bodies of at least [`MIN_BYTES`]. The web files are gzipped once
+//!   at start-up by `web.rs`, and SGF is left as it is.
+//! - Every JSON answer carries `Vary: Accept-Encoding`, compressed or not: a cache must not
+//!   hand a gzipped answer to a client that did not ask for one, nor the other way round.
+//! - ETags stay right. The plain and the gzipped bytes are two representations of one room
+//!   version, so an answer to a request that accepts gzip carries the weak tag `W/"V"` (also
+//!   when it is small, or a 304: one client always sees one tag per version), and a request
+//!   without gzip keeps the strong `"V"` (the JS client builds `"V"` from the version itself).
+//!   `If-None-Match` is compared weakly (RFC 9110 §13.1.2): [`negotiate`] drops the `W/` of
+//!   the tags it names, so the handlers compare opaque tags as before.
+//! - 304 has no body, so it is never compressed.
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use flate2::Compression;
+use flate2::write::GzEncoder;
+use std::io::Write;
+
+use crate::error::ApiError;
+
+/// The smallest body compressed, in bytes. Below it gzip saves no packet: the whole answer
+/// (about 400 bytes of headers with it) already fits in one 1,500-byte Ethernet frame, and the
+/// 18 bytes of gzip framing and the deflate block eat most of what a short body would gain.
+/// Problems (a few hundred bytes) and `{"seq":N}` stay plain; room views (2–30 KB) do not.
+pub const MIN_BYTES: usize = 1024;
+
+/// The deflate level. Level 1 keeps most of the gain at a fraction of the default's (6) time
+/// on these bodies: figures in BENCHMARKS.md, "gzip of JSON answers".
+const LEVEL: u32 = 1;
+
+/// Reads what the request accepts, and makes its `If-None-Match` compare weakly. Returns
+/// whether the answer may be gzipped.
+pub fn negotiate(request: &mut Request) -> bool {
+    let gzip = super::web::accepts_gzip(request.headers());
+    strip_weak_tags(request.headers_mut());
+    gzip
+}
+
+/// `If-None-Match: W/"7"` → `"7"` (every tag of a list): weak comparison, done once here.
+fn strip_weak_tags(headers: &mut HeaderMap) {
+    let Some(value) = headers.get(header::IF_NONE_MATCH) else {
+        return;
+    };
+    let Ok(text) = value.to_str() else { return };
+    if !text.contains("W/") {
+        return;
+    }
+    let strong: Vec<&str> = text
+        .split(',')
+        .map(str::trim)
+        .map(|tag| tag.strip_prefix("W/").unwrap_or(tag))
+        .collect();
+    if let Ok(value) = HeaderValue::from_str(&strong.join(", ")) {
+        headers.insert(header::IF_NONE_MATCH, value);
+    }
+}
+
+/// Whether the answer is JSON (a view, a problem, a schema).
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|t| {
+            let t = t.trim();
+            t.eq_ignore_ascii_case("application/json")
+                || t.eq_ignore_ascii_case("application/problem+json")
+        })
+}
+
+/// The answer as the client accepts it (see the module doc). `gzip` is what [`negotiate`]
+/// returned for its request.
+pub async fn json(gzip: bool, mut response: Response) -> Response {
+    // An answer that negotiated its own coding (the web files) is left as it is.
+    if response.headers().contains_key(header::VARY) {
+        return response;
+    }
+    // A bare 304 answers a JSON read (a room, the chat): it varies, and is tagged, as its 200.
+    let json = is_json(response.headers());
+    let bare_304 = response.status() == StatusCode::NOT_MODIFIED
+        && !response.headers().contains_key(header::CONTENT_TYPE);
+    if !json && !bare_304 {
+        return response;
+    }
+    let headers = response.headers_mut();
+    headers.append(header::VARY, HeaderValue::from_static("accept-encoding"));
+    if !gzip {
+        return response;
+    }
+    weaken_etag(headers);
+    if !json || headers.contains_key(header::CONTENT_ENCODING) {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    // Views and problems are whole in memory already (never a stream), so this copies nothing
+    // that was not there.
+    let Ok(plain) = axum::body::to_bytes(body, usize::MAX).await else {
+        return ApiError::Http {
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            code: "INTERNAL",
+            detail: "서버 오류가 났어요.",
+        }
+        .into_response();
+    };
+    if plain.len() < MIN_BYTES {
+        return Response::from_parts(parts, Body::from(plain));
+    }
+    let Some(packed) = gzipped(&plain) else {
+        return Response::from_parts(parts, Body::from(plain));
+    };
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts
+        .headers
+        .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    Response::from_parts(parts, Body::from(packed))
+}
+
+/// `ETag: "V"` → `W/"V"`.
+fn weaken_etag(headers: &mut HeaderMap) {
+    let Some(tag) = headers.get(header::ETAG) else {
+        return;
+    };
+    if tag.as_bytes().starts_with(b"W/") {
+        return;
+    }
+    let mut weak = b"W/".to_vec();
+    weak.extend_from_slice(tag.as_bytes());
+    if let Ok(value) = HeaderValue::from_bytes(&weak) {
+        headers.insert(header::ETAG, value);
+    }
+}
+
+/// `bytes` in gzip, or `None` if the encoder failed (it writes to memory, so it does not).
+fn gzipped(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut encoder = GzEncoder::new(Vec::with_capacity(bytes.len() / 4), Compression::new(LEVEL));
+    encoder.write_all(bytes).ok()?;
+    encoder.finish().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    fn answer(status: StatusCode, content_type: Option<&str>, body: String) -> Response {
+        let mut r = (status, body).into_response();
+        r.headers_mut().remove(header::CONTENT_TYPE);
+        if let Some(t) = content_type {
+            r.headers_mut()
+                .insert(header::CONTENT_TYPE, HeaderValue::from_str(t).unwrap());
+        }
+        r.headers_mut()
+            .insert(header::ETAG, HeaderValue::from_static("\"7\""));
+        r
+    }
+
+    async fn body(r: Response) -> Vec<u8> {
+        axum::body::to_bytes(r.into_body(), usize::MAX)
+            .await
+            .unwrap()
+            .to_vec()
+    }
+
+    #[tokio::test]
+    async fn a_large_json_answer_is_gzipped_with_a_weak_tag_and_vary() {
+        let text = format!("{{\"moves\":[{}]}}", "{\"x\":3,\"y\":4},".repeat(200));
+        let r = json(
+            true,
+            answer(StatusCode::OK, Some("application/json"), text.clone()),
+        )
+        .await;
+        assert_eq!(r.headers()[header::CONTENT_ENCODING], "gzip");
+        assert_eq!(r.headers()[header::VARY], "accept-encoding");
+        assert_eq!(r.headers()[header::ETAG], "W/\"7\"");
+        let packed = body(r).await;
+        assert!(packed.len() < text.len() / 4);
+        let mut plain = String::new();
+        flate2::read::GzDecoder::new(packed.as_slice())
+            .read_to_string(&mut plain)
+            .unwrap();
+        assert_eq!(plain, text);
+    }
+
+    #[tokio::test]
+    async fn small_plain_and_not_modified_answers_are_left_uncompressed() {
+        let big = "x".repeat(4 * MIN_BYTES);
+        let small = json(
+            true,
+            answer(StatusCode::OK, Some("application/json"), "{}".into()),
+        )
+        .await;
+        assert!(small.headers().get(header::CONTENT_ENCODING).is_none());
+        assert_eq!(small.headers()[header::ETAG], "W/\"7\"");
+        let unasked = json(
+            false,
+            answer(StatusCode::OK, Some("application/json"), big.clone()),
+        )
+        .await;
+        assert!(unasked.headers().get(header::CONTENT_ENCODING).is_none());
+        assert_eq!(unasked.headers()[header::VARY], "accept-encoding");
+        assert_eq!(unasked.headers()[header::ETAG], "\"7\"");
+        let not_modified = json(true, answer(StatusCode::NOT_MODIFIED, None, String::new())).await;
+        assert!(
+            not_modified
+                .headers()
+                .get(header::CONTENT_ENCODING)
+                .is_none()
+        );
+        assert_eq!(not_modified.headers()[header::ETAG], "W/\"7\"");
+        let sgf = json(
+            true,
+            answer(StatusCode::OK, Some("application/x-go-sgf"), big),
+        )
+        .await;
+        assert!(sgf.headers().get(header::CONTENT_ENCODING).is_none());
+        assert!(sgf.headers().get(header::VARY).is_none());
+    }
+
+    #[test]
+    fn if_none_match_is_compared_weakly() {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::IF_NONE_MATCH, HeaderValue::from_static("W/\"12\""));
+        strip_weak_tags(&mut headers);
+        assert_eq!(headers[header::IF_NONE_MATCH], "\"12\"");
+        headers.insert(
+            header::IF_NONE_MATCH,
+            HeaderValue::from_static("W/\"1\", \"2\""),
+        );
+        strip_weak_tags(&mut headers);
+        assert_eq!(headers[header::IF_NONE_MATCH], "\"1\", \"2\"");
+    }
+}
