@@ -17,6 +17,7 @@ mod ledger;
 mod lobby;
 mod name;
 mod poll;
+mod version;
 mod view;
 
 use std::collections::BTreeMap;
@@ -39,6 +40,7 @@ pub use poll::{
     AFTER_DEADLINE_MS, POLL_AWAITED_MS, POLL_FINISHED_MS, POLL_MIN_MS, POLL_SOON_MS,
     POLL_SPECTATOR_MS,
 };
+pub use version::Version;
 pub use view::{PlayerView, ResultView, RoomView, Status};
 
 use crate::game::{Actor, Game, Millis, PlayerId, RuleError};

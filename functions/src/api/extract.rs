@@ -133,6 +133,14 @@ pub fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64
         .ok_or_else(|| serde::de::Error::custom(format!("`{text}`: 0 이상의 정수여야 해요.")))
 }
 
+/// A query parameter naming a room's version (`since`): a non-negative integer, as
+/// [`whole_number`] reads it.
+pub fn version<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<madang_core::room::Version>, D::Error> {
+    whole_number(d).map(|n| n.map(madang_core::room::Version::new))
+}
+
 /// The hash of the `Authorization: Bearer …` token, if the header is there.
 /// A header that is present but not a bearer token is refused, and so are two of them: which one
 /// counts would depend on the proxy in front (the first wins in axum, the last in some others).

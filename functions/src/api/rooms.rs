@@ -11,7 +11,6 @@ use axum::response::{IntoResponse, Response};
 use madang_core::{Millis, PlayerId};
 use madang_infra::RoomStore;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use serde_json::json;
 use serde_json::value::RawValue;
 
@@ -22,7 +21,7 @@ use crate::app::App;
 use crate::error::ApiError;
 use crate::live::ViewUrl;
 use crate::service::{self, Read};
-use madang_core::room::{bar_of, player_name};
+use madang_core::room::{Version, bar_of, player_name};
 
 /// The body, or why it could not be read (over the size limit → 413).
 fn body_of(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
@@ -76,7 +75,7 @@ struct SeatedBody<'a> {
 #[derive(Serialize)]
 struct ActedBody<'a> {
     version: u64,
-    events: &'a Value,
+    events: &'a [Box<RawValue>],
     room: &'a RawValue,
 }
 
@@ -117,8 +116,8 @@ pub async fn join<S: RoomStore>(
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PollQuery {
-    #[serde(default, deserialize_with = "super::extract::whole_number")]
-    since: Option<u64>,
+    #[serde(default, deserialize_with = "super::extract::version")]
+    since: Option<Version>,
     #[serde(default, deserialize_with = "super::extract::whole_number")]
     wait: Option<u64>,
 }
@@ -190,7 +189,7 @@ pub async fn get<S: RoomStore>(
 }
 
 /// The version an `If-None-Match` tag names (`"V"`), if it names one.
-fn version_of_tag(tag: &[u8]) -> Option<u64> {
+fn version_of_tag(tag: &[u8]) -> Option<Version> {
     std::str::from_utf8(tag.strip_prefix(b"\"")?.strip_suffix(b"\"")?)
         .ok()?
         .parse()

@@ -3,11 +3,11 @@
 use madang_core::room::{Answer, AnyAction, Pick, Presence, Room, TokenHash};
 use madang_core::{Millis, PlayerId, with_room};
 use madang_infra::RoomStore;
-use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::new_request_id;
-use super::save::{Target, events_json, transact};
+use super::events::{Events, render};
+use super::save::{Target, transact};
 use crate::app::App;
 use crate::error::ApiError;
 
@@ -36,7 +36,7 @@ pub struct Acted {
     pub version: u64,
     /// What happened: overdue timeouts fired first, then the action's own events, then what the
     /// action made due at once (a bot's turn).
-    pub events: Value,
+    pub events: Events,
     /// The room as the caller now sees it.
     pub room: Box<RawValue>,
     /// This is the remembered first answer to a retried `Idempotency-Key`.
@@ -48,7 +48,7 @@ enum Step {
     /// Applied (or replayed): version and events.
     Done {
         version: u64,
-        events: Value,
+        events: Events,
         replayed: bool,
     },
     /// The caller's `expectedVersion` is stale.
@@ -109,7 +109,7 @@ fn act_in<G: Pick>(
     player: &PlayerId,
     request: &ActionRequest,
     idempotency: Option<Idempotency>,
-    fired: &[Value],
+    fired: &Events,
     presence: &Presence,
     now: Millis,
 ) -> Result<Step, ApiError> {
@@ -122,7 +122,7 @@ fn act_in<G: Pick>(
     {
         return Ok(Step::Done {
             version: answer.version,
-            events: Value::Array(Vec::new()),
+            events: Events::new(),
             replayed: true,
         });
     }
@@ -135,10 +135,9 @@ fn act_in<G: Pick>(
     // the caller sees it in this answer (nothing else can be due yet: every other deadline is
     // in the future after an accepted action).
     let followed = room.catch_up(now, presence);
-    let mut events: Vec<Value> = fired.to_vec();
-    events.extend(events_json(&acted)?);
-    events.extend(events_json(&followed)?);
-    let events = Value::Array(events);
+    let mut events = fired.clone();
+    render(&acted, &mut events)?;
+    render(&followed, &mut events)?;
     if let Some(Idempotency { key, body }) = idempotency {
         room.remember(Answer {
             player: player.clone(),

@@ -6,6 +6,7 @@
 //! - [`seat`]: creating a room and joining one.
 //! - [`rematch`]: 한 판 더 — a finished game's players get one new lobby.
 //! - [`mod@act`]: applying a lobby or game action, with `Idempotency-Key` replays.
+//! - [`events`]: events rendered once, as answers carry them.
 //! - [`chat`]: table talk beside the room (never through `transact`: chat changes no room).
 //! - [`mod@read`]: reading a room (and long-polling it), and its SGF record.
 //!
@@ -14,6 +15,7 @@
 
 pub mod act;
 pub mod chat;
+pub mod events;
 pub mod read;
 pub mod rematch;
 pub mod save;
