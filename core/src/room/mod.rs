@@ -30,9 +30,7 @@ use bot::Due;
 pub use bot::{BOT_THINK_MAX_MS, BOT_THINK_MIN_MS, bot_name};
 pub use error::{ErrorKind, RoomError};
 pub use ledger::{ANSWERS_PER_PLAYER, Answer, Ledger, RECENT_REQUESTS, RequestId};
-pub use lobby::{
-    AnyAction, LobbyAction, LobbyEvent, MAX_BARRED, Pick, RoomAction, RoomEvent, bar_of,
-};
+pub use lobby::{LobbyAction, LobbyEvent, MAX_BARRED, RoomAction, RoomEvent, bar_of};
 pub use name::{
     MAX_MARKS_PER_GRAPHEME, MAX_NAME_BYTES, MAX_NAME_GRAPHEMES, PlayerName, clean_text, player_name,
 };

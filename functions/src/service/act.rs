@@ -1,24 +1,16 @@
 //! Applying one lobby or game action for the holder of a token.
 
-use madang_core::room::{Answer, AnyAction, Pick, Presence, Room, TokenHash};
+use madang_core::room::{Answer, Presence, Room, TokenHash};
 use madang_core::{Millis, PlayerId, with_room};
 use madang_infra::RoomStore;
 use serde_json::value::RawValue;
 
+use super::action::{ActionRequest, Pick};
 use super::new_request_id;
 use super::events::{Events, render};
 use super::save::{Target, transact};
 use crate::app::App;
 use crate::error::ApiError;
-
-/// `POST /rooms/{id}/actions`, parsed.
-#[derive(Clone, Debug)]
-pub struct ActionRequest {
-    /// The version the client acted on; a stale one is refused with 409 and the current room.
-    pub expected_version: Option<u64>,
-    /// The action, parsed for either game.
-    pub action: AnyAction,
-}
 
 /// An `Idempotency-Key` and the body it came with, hashed.
 #[derive(Clone, Copy, Debug)]
@@ -64,7 +56,7 @@ pub async fn act<S: RoomStore>(
     idempotency: Option<Idempotency>,
 ) -> Result<Acted, ApiError> {
     // 한 판 더 opens another room; it is safe to repeat by construction (no key needed).
-    if request.action.is_rematch() {
+    if request.is_rematch() {
         return super::rematch::rematch(app, id, token).await;
     }
     let mut player = None;
@@ -126,10 +118,10 @@ fn act_in<G: Pick>(
             replayed: true,
         });
     }
-    if request.expected_version.is_some_and(|v| v != room.version) {
+    if request.expected_version.is_some_and(|v| !v.is(room.version)) {
         return Ok(Step::Stale);
     }
-    let action = request.action.of::<G>()?.clone();
+    let action = request.for_game::<G>()?;
     let acted = room.act(player, action, now)?;
     // What the action made due at once — a bot's or an auto-played seat's turn — plays now, so
     // the caller sees it in this answer (nothing else can be due yet: every other deadline is

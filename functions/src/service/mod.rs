@@ -5,6 +5,7 @@
 //!   as loaded for one request ([`Loaded`]).
 //! - [`seat`]: creating a room and joining one.
 //! - [`rematch`]: 한 판 더 — a finished game's players get one new lobby.
+//! - [`action`]: an action typed at the edge, and the room's game picking its own.
 //! - [`mod@act`]: applying a lobby or game action, with `Idempotency-Key` replays.
 //! - [`events`]: events rendered once, as answers carry them.
 //! - [`chat`]: table talk beside the room (never through `transact`: chat changes no room).
@@ -14,6 +15,7 @@
 //! typed options, a typed action): the api layer does that once, before any retry.
 
 pub mod act;
+pub mod action;
 pub mod chat;
 pub mod events;
 pub mod read;
@@ -26,7 +28,8 @@ use madang_core::PlayerId;
 use madang_core::room::{RequestId, Room};
 use serde_json::value::RawValue;
 
-pub use act::{Acted, ActionRequest, Idempotency, act};
+pub use act::{Acted, Idempotency, act};
+pub use action::{Action, ActionRequest, Options, Pick, Refusal};
 pub use read::{Read, read, sgf};
 pub use save::{Loaded, PRESENCE_WRITE_INTERVAL_MS};
 pub use seat::{NewRoom, RoomOptions, Seated, create_room, join_room};
