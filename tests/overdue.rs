@@ -6,7 +6,6 @@ use madang_core::yut::{Yut, YutOptions};
 use madang_core::{GameRng, Millis, PlayerId};
 use madang_infra::StoredRoom;
 use madang_infra::contract::{fresh_id, fresh_room_id};
-use serde_json::json;
 
 /// The room's turn timer.
 pub const TURN_MS: Millis = 30_000;

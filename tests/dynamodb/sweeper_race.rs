@@ -153,10 +153,7 @@ async fn race_once(app: &App<DynamoStore>, store: &Arc<DynamoStore>, i: usize, t
     };
     let acting = {
         let (app, barrier, id) = (app.clone(), barrier.clone(), fixture.id.clone());
-        let (hash, request) = (
-            TokenHash::of(token),
-            request_of(&action),
-        );
+        let (hash, request) = (TokenHash::of(token), request_of(&action));
         let jitter = Duration::from_micros((i as u64 * 7_919) % 12_000);
         tokio::spawn(async move {
             barrier.wait().await;
@@ -226,8 +223,7 @@ async fn race_once(app: &App<DynamoStore>, store: &Arc<DynamoStore>, i: usize, t
 
 /// An action request as the edge reads it from the body's `action`.
 fn request_of(action: &Value) -> ActionRequest {
-    let (kind, action) =
-        madang_functions::api::actions::parse_action(&action.to_string()).unwrap();
+    let (kind, action) = madang_functions::api::actions::parse_action(&action.to_string()).unwrap();
     ActionRequest {
         expected_version: None,
         kind,

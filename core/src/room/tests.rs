@@ -234,7 +234,11 @@ fn typed(action: serde_json::Value) -> Result<RoomAction<Tally>, RoomError> {
         "setOptions" => LobbyAction::SetOptions {
             options: serde_json::from_value(field("options")).map_err(bad)?,
         },
-        _ => return serde_json::from_value(action).map(RoomAction::Game).map_err(bad),
+        _ => {
+            return serde_json::from_value(action)
+                .map(RoomAction::Game)
+                .map_err(bad);
+        }
     };
     Ok(RoomAction::Lobby(lobby))
 }

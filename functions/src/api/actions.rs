@@ -181,7 +181,9 @@ fn shape<O>(w: &WireLobby, options: Option<O>) -> Result<LobbyAction<O>, String>
         ("addBot", None, None, None) => return Ok(LobbyAction::AddBot { level }),
         _ if level.is_some() => return Err("`level`은 addBot에만 쓸 수 있어요.".into()),
         ("setOptions", Some(options), None, None) => LobbyAction::SetOptions { options },
-        ("moveSeat", None, Some(player_id), Some(seat)) => LobbyAction::MoveSeat { player_id, seat },
+        ("moveSeat", None, Some(player_id), Some(seat)) => {
+            LobbyAction::MoveSeat { player_id, seat }
+        }
         ("start", None, None, None) => LobbyAction::Start,
         ("leave", None, None, None) => LobbyAction::Leave,
         ("kick", None, Some(player_id), None) => LobbyAction::Kick { player_id },
@@ -247,10 +249,7 @@ fn refusal(text: &str) -> Result<Box<Refusal>, ApiError> {
     let yut = strict::from_str::<yut::Action>(text).err();
     let baduk = strict::from_str::<BadukAction>(text).err();
     let why = |e: Option<serde_json::Error>| {
-        e.map_or_else(
-            || RoomError::BadAction(String::new()),
-            |e| bad(&e),
-        )
+        e.map_or_else(|| RoomError::BadAction(String::new()), |e| bad(&e))
     };
     Ok(Box::new(Refusal {
         yut: why(yut),
@@ -358,7 +357,10 @@ mod tests {
         let yut = picked::<Yut>(fly).unwrap_err();
         let baduk = picked::<Baduk>(fly).unwrap_err();
         assert!(yut.to_string().contains("expected one of `THROW`"), "{yut}");
-        assert!(baduk.to_string().contains("expected one of `place`"), "{baduk}");
+        assert!(
+            baduk.to_string().contains("expected one of `place`"),
+            "{baduk}"
+        );
         // Another game's action: the room's game refuses its type as it always did.
         let throw = picked::<Baduk>(r#"{"type":"THROW"}"#).unwrap_err();
         assert_eq!(
@@ -366,7 +368,10 @@ mod tests {
             baduk.to_string().replace("`FLY`", "`THROW`")
         );
         let place = picked::<Yut>(r#"{"type":"place","x":1,"y":1}"#).unwrap_err();
-        assert_eq!(place.to_string(), yut.to_string().replace("`FLY`", "`place`"));
+        assert_eq!(
+            place.to_string(),
+            yut.to_string().replace("`FLY`", "`place`")
+        );
         for text in [
             r#"{"type":"THROW","power":9}"#,
             r#"{"type":"MOVE","throwIndex":"0","from":"home"}"#,

@@ -14,9 +14,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use serde_json::value::RawValue;
 
+use super::actions::ActionBody;
 use super::extract::{Client, bearer, idempotency_key, json_body};
 use super::ids::{RoomId, digest_of};
-use super::actions::ActionBody;
 use super::requests::{CreateBody, JoinBody, idempotency};
 use crate::app::App;
 use crate::error::ApiError;

@@ -6,8 +6,8 @@ use madang_infra::RoomStore;
 use serde_json::value::RawValue;
 
 use super::action::{ActionRequest, Pick};
-use super::new_request_id;
 use super::events::{Events, render};
+use super::new_request_id;
 use super::save::{Target, transact};
 use crate::app::App;
 use crate::error::ApiError;
@@ -118,7 +118,10 @@ fn act_in<G: Pick>(
             replayed: true,
         });
     }
-    if request.expected_version.is_some_and(|v| !v.is(room.version)) {
+    if request
+        .expected_version
+        .is_some_and(|v| !v.is(room.version))
+    {
         return Ok(Step::Stale);
     }
     let action = request.for_game::<G>()?;

@@ -16,12 +16,12 @@
 //! answer; not found, it did not land and the work is done again. So an action lands exactly
 //! once, whatever the network between the server and the store does.
 
-use madang_core::room::{AnyRoom, DecodeError, Presence, RequestId};
-use madang_core::{Millis, PlayerId, with_room};
-use madang_infra::{RoomStore, StoreError, StoredRoom};
 use super::events::{Events, rendered};
 use crate::error::ApiError;
 use crate::metrics::{self, Metric};
+use madang_core::room::{AnyRoom, DecodeError, Presence, RequestId};
+use madang_core::{Millis, PlayerId, with_room};
+use madang_infra::{RoomStore, StoreError, StoredRoom};
 
 /// How often one request tries to save before it gives up (503 `ROOM_BUSY`: it was not applied).
 const SAVE_ATTEMPTS: usize = 6;
