@@ -1,5 +1,5 @@
 //! Events as an answer carries them: each one rendered once, straight from its typed form to
-//! JSON text, and embedded in the answer as it is (the way views are, [`super::view_json`]). No
+//! JSON text, and embedded in the answer as it is (the way views are). No
 //! intermediate `serde_json::Value` tree is built for them.
 
 use serde::Serialize;
