@@ -6,7 +6,13 @@ properties and Globals get through it: `Architectures: [arm65]`, `Runtime: provi
 `!Ref` typo in Globals or in Policies, `rate(1 minutes)`, a wrong BuildMethod. This script loads the
 template itself (with the CloudFormation tags) and asserts what this project relies on, including
 that the table and its index match the names the Rust store uses (infra/src/dynamo/item.rs), and
-that the front door (FrontDoor: an HTTP API or a Function URL) is wired either way.
+that the front door (FrontDoor: an HTTP API or a Function URL) is wired either way. With a CDN
+(Cdn: CloudFront) it evaluates every deployment the template's Rules allow and requires that no
+public origin remains (a Function URL with AWS_IAM and origin access control, invoke permissions
+scoped to the distribution, no public permission, no HTTP API with its execute-api endpoint, the
+WAF's per-address rate rules when WafRateRule is On). The functions that play computer players'
+moves are sized from BENCHMARKS.md's per-move CPU figures (BotMemorySize: the slowest move fits
+the timeouts at every allowed size, and the default meets the goals).
 
 Usage: check_template.py [--self-test] TEMPLATE
   --self-test  also breaks a copy of the template in each way above and requires a failure,
@@ -54,6 +60,7 @@ TAGGABLE = {
     "AWS::CloudWatch::Alarm": "list", "AWS::Budgets::Budget": "list",
     "AWS::ApiGatewayV2::Api": "map", "AWS::ApiGatewayV2::Stage": "map",
     "AWS::Serverless::Function": "map",
+    "AWS::CloudFront::Distribution": "list", "AWS::WAFv2::WebACL": "list",
 }
 # Alarm logical id: (condition, {(namespace, metric name, dimension name, dimension target)}
 # the alarm must watch, TreatMissingData). A dimension target is the resource or pseudo
@@ -79,15 +86,32 @@ ALARMS = {
     "SweeperNotRunningAlarm": (None, {("AWS/Lambda", "Invocations", "FunctionName", "SweeperFunction")},
                                "breaching"),
     "LivePostFailuresAlarm": (None, {("Madang", "LivePostFailures", "Stage", "AWS::StackName")}, "notBreaching"),
+    "EngineFailuresAlarm": (None, {("Madang", "EngineFailures", "Stage", "AWS::StackName")}, "notBreaching"),
 }
 # Metric names the dashboard must show: the code's (functions/src/metrics.rs) and the cost drivers.
 DASHBOARD_METRICS = {
     "Requests", "ActionsApplied", "ConflictsRedone", "VersionConflicts", "RoomBusy", "IdempotentReplays",
     "RateLimited", "StoreLoadTime", "StoreSaveTime", "SweeperLag", "LivePosts", "LiveGone",
-    "LivePostFailures", "ChatMessages", "BotMoveTime", "EngineFailures",
+    "LivePostFailures", "ChatMessages", "BotMoves", "BotMoveTime", "EngineFailures",
     "Invocations", "Duration", "ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits",
 }
 METRICS_RS = ROOT / "functions" / "src" / "metrics.rs"
+# The edge (issue 18): the header the CloudFront viewer-request function moves a bearer token to,
+# as the Rust edge reads it.
+EXTRACT_RS = ROOT / "functions" / "src" / "api" / "extract.rs"
+# Function sizing for computer players (issue 22): the functions that play bot moves, the
+# per-move CPU figures they are sized from, and Lambda's CPU rule (one vCPU at 1,769 MB, in
+# proportion below it).
+BOT_FUNCTIONS = ("ApiFunction", "SweeperFunction")
+BENCHMARKS_MD = ROOT / "BENCHMARKS.md"
+FULL_VCPU_MB = 1769
+# The issue's goals per move at the top level, p99 seconds, per board size.
+BOT_GOALS_S = {"9×9": 1.0, "19×19": 3.0}
+# A read that catches up a bot's move may then long-poll for up to MaxWaitSeconds; the load, the
+# save and the answer around it get this much.
+STORE_MARGIN_S = 2.0
+# A sweep must be able to play at least this many of the slowest moves before its timeout.
+SWEEP_BOT_MOVES = 10
 PSEUDO = {
     "AWS::AccountId", "AWS::NotificationARNs", "AWS::NoValue", "AWS::Partition",
     "AWS::Region", "AWS::StackId", "AWS::StackName", "AWS::URLSuffix",
@@ -204,7 +228,14 @@ def check(t):
         expect(prop(fn, "Architectures") == ["arm64"], f"{fn}: Architectures must be [arm64]")
         expect(prop(fn, "Handler") == "bootstrap", f"{fn}: Handler must be bootstrap")
         expect(prop(fn, "CodeUri") == ".", f"{fn}: CodeUri must be . (the workspace)")
-        expect(prop(fn, "MemorySize") == 128, f"{fn}: MemorySize must be 128")
+        # The functions that play computer players' moves take BotMemorySize (checked in
+        # check_bot_sizing); the rest stay at the cheapest size.
+        memory = prop(fn, "MemorySize")
+        if fn in BOT_FUNCTIONS:
+            expect(isinstance(memory, Tag) and memory.name == "Ref" and memory.value == "BotMemorySize",
+                   f"{fn}: MemorySize must be !Ref BotMemorySize (it plays computer players' moves)")
+        else:
+            expect(memory == 128, f"{fn}: MemorySize must be 128")
         timeout = prop(fn, "Timeout")
         expect(isinstance(timeout, int) and 0 < timeout <= max_timeout,
                f"{fn}: Timeout {timeout!r} must be 1..{max_timeout} s")
@@ -282,7 +313,9 @@ def check(t):
     def is_fn_arn(value):
         return isinstance(value, Tag) and value.name == "GetAtt" and value.value == "ApiFunction.Arn"
 
-    cors_headers = {"Authorization", "Content-Type", "Idempotency-Key", "If-None-Match"}
+    # x-amz-content-sha256: the JS client sends a POST body's hash, which CloudFront's signature
+    # of a Function URL request needs (docs/deploy.md, "Behind CloudFront").
+    cors_headers = {"Authorization", "Content-Type", "Idempotency-Key", "If-None-Match", "x-amz-content-sha256"}
     exposed = EXPOSED_HEADERS
     api_props = resource("HttpApi", "AWS::ApiGatewayV2::Api", "UseHttpApi")
     expect(api_props.get("ProtocolType") == "HTTP", "HttpApi must be an HTTP API")
@@ -313,16 +346,23 @@ def check(t):
            "HttpApiPermission must let API Gateway invoke ApiFunction from every route (SourceArn ${HttpApi}/*)")
     url = resource("ApiFunctionUrl", "AWS::Lambda::Url", "UseFunctionUrl")
     url_cors = url.get("Cors", {})
-    expect(is_fn_arn(url.get("TargetFunctionArn")) and url.get("AuthType") == "NONE"
+    expect(is_fn_arn(url.get("TargetFunctionArn"))
            and is_ref(url_cors.get("AllowOrigins"), "AllowedOrigins")
            and cors_headers <= set(url_cors.get("AllowHeaders", []))
            and exposed <= set(url_cors.get("ExposeHeaders", [])),
-           "ApiFunctionUrl must front ApiFunction (AuthType NONE) with the same CORS as the HTTP API")
-    url_permission = resource("ApiFunctionUrlPermission", "AWS::Lambda::Permission", "UseFunctionUrl")
+           "ApiFunctionUrl must front ApiFunction with the same CORS as the HTTP API")
+    # Without a CDN the URL is public, and since October 2025 a new URL needs both actions
+    # granted to everyone (InvokeFunctionUrl; InvokeFunction through the URL), else it answers 403.
+    url_permission = resource("ApiFunctionUrlPermission", "AWS::Lambda::Permission", "PublicFunctionUrl")
     expect(url_permission.get("Action") == "lambda:InvokeFunctionUrl"
            and url_permission.get("FunctionUrlAuthType") == "NONE"
            and is_ref(url_permission.get("FunctionName"), "ApiFunction"),
            "ApiFunctionUrlPermission must allow the public Function URL")
+    invoke_permission = resource("ApiFunctionUrlInvokePermission", "AWS::Lambda::Permission", "PublicFunctionUrl")
+    expect(invoke_permission.get("Action") == "lambda:InvokeFunction" and invoke_permission.get("Principal") == "*"
+           and invoke_permission.get("InvokedViaFunctionUrl") is True
+           and is_ref(invoke_permission.get("FunctionName"), "ApiFunction"),
+           "ApiFunctionUrlInvokePermission must allow lambda:InvokeFunction through the public URL")
     api_events = resources.get("ApiFunction", {}).get("Properties", {}).get("Events", {}) or {}
     expect(not api_events, "ApiFunction must have no SAM events: the front door resources wire it")
 
@@ -405,7 +445,241 @@ def check(t):
     outputs = t.get("Outputs", {})
     expect({"ApiUrl", "TableName"} <= set(outputs), "Outputs must include ApiUrl and TableName")
     check_operations(t, expect, is_ref)
+    check_edge(t, expect)
+    check_bot_sizing(t, expect, prop)
     return fails
+
+
+def evaluate(cond, conditions, params):
+    """The value of a condition expression under parameter values `params`."""
+    if isinstance(cond, Tag):
+        name, value = cond.name, cond.value
+        if name == "Equals":
+            left, right = (evaluate(v, conditions, params) for v in value)
+            return str(left) == str(right)
+        if name == "Not":
+            return not evaluate(value[0], conditions, params)
+        if name == "And":
+            return all(evaluate(v, conditions, params) for v in value)
+        if name == "Or":
+            return any(evaluate(v, conditions, params) for v in value)
+        if name == "Condition":
+            return evaluate(conditions[value], conditions, params)
+        if name == "Ref":
+            return params.get(value)
+        raise ValueError(f"unsupported in a condition: {cond!r}")
+    if isinstance(cond, dict) and len(cond) == 1 and "Condition" in cond:
+        return evaluate(conditions[cond["Condition"]], conditions, params)
+    return cond
+
+
+def deployed(t, params):
+    """The resources a deployment with parameter values `params` (defaults for the rest) would
+    create, with every !If resolved (a !Ref AWS::NoValue branch drops the key)."""
+    parameters = t.get("Parameters", {})
+    values = {name: p.get("Default") for name, p in parameters.items()}
+    values.update(params)
+    conditions = t.get("Conditions", {})
+    truth = {name: evaluate(cond, conditions, values) for name, cond in conditions.items()}
+    gone = object()
+
+    def resolve(node):
+        if isinstance(node, Tag) and node.name == "If":
+            name, yes, no = node.value
+            return resolve(yes if truth[name] else no)
+        if isinstance(node, Tag) and node.name == "Ref" and node.value == "AWS::NoValue":
+            return gone
+        if isinstance(node, dict):
+            out = {k: resolve(v) for k, v in node.items()}
+            return {k: v for k, v in out.items() if v is not gone}
+        if isinstance(node, list):
+            return [v for v in (resolve(v) for v in node) if v is not gone]
+        return node
+
+    return {name: resolve(res) for name, res in t.get("Resources", {}).items()
+            if res.get("Condition") is None or truth.get(res.get("Condition"))}, values
+
+
+def rules_allow(t, values):
+    """Whether the template's Rules accept parameter values `values`."""
+    for rule in (t.get("Rules") or {}).values():
+        applies = rule.get("RuleCondition")
+        if applies is not None and not evaluate(applies, {}, values):
+            continue
+        for assertion in rule.get("Assertions", []):
+            if not evaluate(assertion.get("Assert"), {}, values):
+                return False
+    return True
+
+
+def check_edge(t, expect):
+    """Issue 18: with a CDN configured, no public origin remains. Every deployment the Rules
+    accept with Cdn CloudFront is evaluated: no Function URL without AWS_IAM, no public invoke
+    permission, no HTTP API with its default endpoint, the origin signed with origin access
+    control for this distribution only, the bearer token moved to the header the Rust edge
+    reads, and the WAF's per-address rate rules when WafRateRule is On."""
+    parameters = t.get("Parameters", {})
+    cdn = parameters.get("Cdn", {})
+    expect(set(cdn.get("AllowedValues", [])) == {"None", "CloudFront"} and cdn.get("Default") == "None",
+           "Cdn must be a parameter with AllowedValues None and CloudFront, default None")
+    header = re.search(r'pub const EDGE_AUTHORIZATION: &str = "([^"]*)";', EXTRACT_RS.read_text(encoding="utf-8"))
+    header = header.group(1) if header else None
+    expect(header is not None, f"EDGE_AUTHORIZATION not found in {EXTRACT_RS}")
+    doors = parameters.get("FrontDoor", {}).get("AllowedValues", [])
+    for door in doors:
+        for waf in ("On", "Off"):
+            values = {"Cdn": "CloudFront", "FrontDoor": door, "WafRateRule": waf}
+            res, values = deployed(t, values)
+            if not rules_allow(t, values):
+                continue
+            where = f"with Cdn CloudFront, FrontDoor {door}, WafRateRule {waf}"
+
+            def of_type(kind):
+                return {n: r for n, r in res.items() if r.get("Type") == kind}
+
+            # No way in but the distribution.
+            for name, r in of_type("AWS::Lambda::Url").items():
+                expect(r.get("Properties", {}).get("AuthType") == "AWS_IAM",
+                       f"{where}: {name} must have AuthType AWS_IAM (the origin answers only CloudFront)")
+            for name, r in of_type("AWS::Lambda::Permission").items():
+                props = r.get("Properties", {})
+                expect(props.get("Principal") != "*", f"{where}: {name} lets anyone invoke the API")
+            for name, r in of_type("AWS::ApiGatewayV2::Api").items():
+                props = r.get("Properties", {})
+                if props.get("ProtocolType") == "HTTP":
+                    expect(props.get("DisableExecuteApiEndpoint") is True,
+                           f"{where}: {name} keeps its public execute-api endpoint")
+            if door != "FunctionUrl":
+                continue
+            dists = of_type("AWS::CloudFront::Distribution")
+            expect(len(dists) == 1, f"{where}: one CloudFront distribution must front the Function URL")
+            for dist_name, dist in dists.items():
+                config = dist.get("Properties", {}).get("DistributionConfig", {})
+                origins = config.get("Origins", [])
+                for origin in origins:
+                    oac = origin.get("OriginAccessControlId")
+                    target = oac.value.split(".")[0] if isinstance(oac, Tag) and oac.name == "GetAtt" else None
+                    oac_res = res.get(target, {})
+                    oac_config = oac_res.get("Properties", {}).get("OriginAccessControlConfig", {})
+                    expect(oac_res.get("Type") == "AWS::CloudFront::OriginAccessControl"
+                           and oac_config.get("OriginAccessControlOriginType") == "lambda"
+                           and oac_config.get("SigningBehavior") == "always"
+                           and oac_config.get("SigningProtocol") == "sigv4",
+                           f"{where}: origin {origin.get('Id')} must carry an origin access control "
+                           "(type lambda, SigningBehavior always, sigv4)")
+                    expect("ApiFunctionUrl.FunctionUrl" in repr(origin.get("DomainName")),
+                           f"{where}: origin {origin.get('Id')} must be the Function URL's host")
+                expect(bool(origins), f"{where}: {dist_name} has no origin")
+                arn = f"distribution/${{{dist_name}}}"
+                granted = {}
+                for name, r in of_type("AWS::Lambda::Permission").items():
+                    props = r.get("Properties", {})
+                    source = props.get("SourceArn")
+                    if props.get("Principal") == "cloudfront.amazonaws.com":
+                        scoped = isinstance(source, Tag) and source.name == "Sub" and str(source.value).endswith(arn)
+                        expect(scoped, f"{where}: {name} must be scoped to {dist_name}'s ARN, not {source!r}")
+                        if scoped:
+                            granted[props.get("Action")] = props
+                expect("lambda:InvokeFunctionUrl" in granted
+                       and granted.get("lambda:InvokeFunction", {}).get("InvokedViaFunctionUrl") is True,
+                       f"{where}: cloudfront.amazonaws.com needs lambda:InvokeFunctionUrl and "
+                       "lambda:InvokeFunction (InvokedViaFunctionUrl) scoped to the distribution")
+                # The signature takes Authorization: the token must be moved where the Rust reads it.
+                behavior = config.get("DefaultCacheBehavior", {})
+                moved = False
+                for assoc in behavior.get("FunctionAssociations", []):
+                    fn_ref = assoc.get("FunctionARN")
+                    fn_name = fn_ref.value.split(".")[0] if isinstance(fn_ref, Tag) else None
+                    code = res.get(fn_name, {}).get("Properties", {}).get("FunctionCode", "")
+                    moved |= (assoc.get("EventType") == "viewer-request" and header is not None
+                              and f"headers['{header}']" in code and "delete headers.authorization" in code)
+                expect(moved, f"{where}: a viewer-request function must move Authorization to {header}")
+                expect(set(behavior.get("AllowedMethods", [])) >= {"GET", "HEAD", "OPTIONS", "POST"},
+                       f"{where}: the distribution must pass POST through")
+                acl = config.get("WebACLId")
+                if waf == "On":
+                    target = acl.value.split(".")[0] if isinstance(acl, Tag) and acl.name == "GetAtt" else None
+                    web_acl = res.get(target, {})
+                    props = web_acl.get("Properties", {})
+                    expect(web_acl.get("Type") == "AWS::WAFv2::WebACL" and props.get("Scope") == "CLOUDFRONT",
+                           f"{where}: the distribution needs its CLOUDFRONT-scope web ACL")
+                    limits = set()
+                    for rule in props.get("Rules", []):
+                        rate = rule.get("Statement", {}).get("RateBasedStatement", {})
+                        blocks = "Block" in (rule.get("Action") or {})
+                        if rate.get("AggregateKeyType") in ("IP", "FORWARDED_IP") and blocks:
+                            limit = rate.get("Limit")
+                            limits.add(limit.value if isinstance(limit, Tag) and limit.name == "Ref" else None)
+                    expect({"WafPostsPer5Min", "WafRequestsPer5Min"} <= limits,
+                           f"{where}: the web ACL needs per-address rate rules limited by "
+                           "WafPostsPer5Min (POSTs) and WafRequestsPer5Min (all requests)")
+                else:
+                    expect(acl is None and not of_type("AWS::WAFv2::WebACL"),
+                           f"{where}: no web ACL when WafRateRule is Off")
+            # Behind CloudFront the source address is CloudFront's: per-client limits off.
+            env = res.get("ApiFunction", {}).get("Properties", {}).get("Environment", {}).get("Variables", {})
+            for var in ("MADANG_LIMIT_CREATES_PER_MIN", "MADANG_LIMIT_JOINS_PER_MIN"):
+                expect(env.get(var) == 0, f"{where}: {var} must be 0 (the source address is CloudFront's)")
+    # Without a CDN, the default deployment stays a public Function URL.
+    res, _ = deployed(t, {"Cdn": "None", "FrontDoor": "FunctionUrl"})
+    url = res.get("ApiFunctionUrl", {}).get("Properties", {})
+    expect(url.get("AuthType") == "NONE", "without a CDN, ApiFunctionUrl must be public (AuthType NONE)")
+    expect(not any(r.get("Type", "").startswith(("AWS::CloudFront::", "AWS::WAFv2::")) for r in res.values()),
+           "without a CDN, no CloudFront or WAF resource may be created")
+
+
+def benchmark_top_cpu_p99_s():
+    """{board size: the top level's CPU p99 per move, in seconds}, from BENCHMARKS.md's 바둑
+    computer player table (rows `| 9×9 | 6 8급 | playouts | CPU p50 | CPU p99 | ...`)."""
+    top = {}
+    for line in BENCHMARKS_MD.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip().strip("*") for c in line.strip().strip("|").split("|")]
+        if len(cells) < 5 or cells[0] not in BOT_GOALS_S:
+            continue
+        level = re.match(r"(\d+)\s", cells[1] + " ")
+        p99 = re.fullmatch(r"\*{0,2}([\d,.]+) ms\*{0,2}", cells[4])
+        if level and p99:
+            lvl = int(level.group(1))
+            if cells[0] not in top or lvl > top[cells[0]][0]:
+                top[cells[0]] = (lvl, float(p99.group(1).replace(",", "")) / 1000)
+    return {size: p99 for size, (_, p99) in top.items()}
+
+
+def check_bot_sizing(t, expect, prop):
+    """Issue 22: the functions that play computer players' moves are sized for them. At every
+    memory BotMemorySize allows, the slowest measured top-level move fits the API's timeout
+    after a long-poll's wait, and a sweep fits ten of them; the default meets the goals."""
+    parameters = t.get("Parameters", {})
+    param = parameters.get("BotMemorySize", {})
+    allowed = param.get("AllowedValues") or []
+    default = param.get("Default")
+    expect(param.get("Type") == "Number" and allowed and default in allowed,
+           "BotMemorySize must be a Number parameter with AllowedValues and a default among them")
+    cpu = benchmark_top_cpu_p99_s()
+    expect(set(cpu) == set(BOT_GOALS_S),
+           f"BENCHMARKS.md must give the top level's CPU p99 for {sorted(BOT_GOALS_S)} (found {cpu})")
+    if not cpu or not allowed:
+        return
+
+    def wall(cpu_s, memory):
+        return cpu_s * FULL_VCPU_MB / min(int(memory), FULL_VCPU_MB)
+
+    worst_cpu = max(cpu.values())
+    max_wait = parameters.get("MaxWaitSeconds", {}).get("MaxValue", 20)
+    api_timeout = prop("ApiFunction", "Timeout")
+    sweep_timeout = prop("SweeperFunction", "Timeout")
+    for memory in allowed:
+        worst = wall(worst_cpu, memory)
+        expect(isinstance(api_timeout, int) and worst + max_wait + STORE_MARGIN_S <= api_timeout,
+               f"BotMemorySize {memory}: the slowest move ({worst:.1f} s) + a {max_wait} s long-poll + "
+               f"{STORE_MARGIN_S} s must fit ApiFunction's Timeout {api_timeout!r}")
+        expect(isinstance(sweep_timeout, int) and SWEEP_BOT_MOVES * worst <= sweep_timeout,
+               f"BotMemorySize {memory}: {SWEEP_BOT_MOVES} slowest moves ({SWEEP_BOT_MOVES * worst:.0f} s) "
+               f"must fit SweeperFunction's Timeout {sweep_timeout!r}")
+    for size, goal in BOT_GOALS_S.items():
+        at_default = wall(cpu.get(size, 0), default)
+        expect(at_default <= goal, f"BotMemorySize default {default}: a top-level {size} move takes "
+                                   f"{at_default:.2f} s at p99, over the {goal} s goal")
 
 
 def check_operations(t, expect, is_ref):
@@ -608,6 +882,41 @@ def self_test(t):
         "budget without the 80 % alert": lambda x: fn(x, "MonthlyBudget")["Properties"][
             "NotificationsWithSubscribers"].pop(0),
         "budget for the whole account": lambda x: fn(x, "MonthlyBudget")["Properties"]["Budget"].pop("CostFilters"),
+        # The edge (issue 18): with Cdn CloudFront, no public origin may remain.
+        "Function URL public behind the CDN": lambda x: fn(x, "ApiFunctionUrl")["Properties"].__setitem__(
+            "AuthType", "NONE"),
+        "public permission behind the CDN": lambda x: fn(x, "ApiFunctionUrlPermission").__setitem__(
+            "Condition", "UseFunctionUrl"),
+        "public URL without InvokeFunction": lambda x: x["Resources"].pop("ApiFunctionUrlInvokePermission"),
+        "OAC detached from the origin": lambda x: fn(x, "EdgeDistribution")["Properties"]["DistributionConfig"][
+            "Origins"][0].pop("OriginAccessControlId"),
+        "OAC that never signs": lambda x: fn(x, "EdgeOriginAccessControl")["Properties"][
+            "OriginAccessControlConfig"].__setitem__("SigningBehavior", "never"),
+        "OAC that lets the viewer's Authorization through": lambda x: fn(x, "EdgeOriginAccessControl")[
+            "Properties"]["OriginAccessControlConfig"].__setitem__("SigningBehavior", "no-override"),
+        "any distribution may invoke": lambda x: fn(x, "EdgeInvokeUrlPermission")["Properties"].__setitem__(
+            "SourceArn", Tag("Sub", "arn:${AWS::Partition}:cloudfront::${AWS::AccountId}:distribution/*")),
+        "CloudFront without InvokeFunction": lambda x: x["Resources"].pop("EdgeInvokeFunctionPermission"),
+        "token not moved off Authorization": lambda x: fn(x, "EdgeDistribution")["Properties"][
+            "DistributionConfig"]["DefaultCacheBehavior"].pop("FunctionAssociations"),
+        "HTTP API allowed behind the CDN": lambda x: x.pop("Rules"),
+        "WAF detached while on": lambda x: fn(x, "EdgeDistribution")["Properties"]["DistributionConfig"].__setitem__(
+            "WebACLId", Tag("Ref", "AWS::NoValue")),
+        "WAF without the all-requests rate rule": lambda x: fn(x, "EdgeWebAcl")["Properties"]["Rules"].pop(1),
+        "WAF counting instead of blocking": lambda x: fn(x, "EdgeWebAcl")["Properties"]["Rules"][0].__setitem__(
+            "Action", {"Count": {}}),
+        "per-client limits counting CloudFront's address": lambda x: fn(x, "ApiFunction")["Properties"][
+            "Environment"]["Variables"].__setitem__("MADANG_LIMIT_CREATES_PER_MIN", Tag("Ref", "CreatesPerMinutePerClient")),
+        "CDN by default": lambda x: x["Parameters"]["Cdn"].__setitem__("Default", "CloudFront"),
+        "sha256 header refused by CORS": lambda x: fn(x, "ApiFunctionUrl")["Properties"]["Cors"][
+            "AllowHeaders"].remove("x-amz-content-sha256"),
+        # Function sizing for computer players (issue 22).
+        "bot moves at 128 MB": lambda x: fn(x, "ApiFunction")["Properties"].__setitem__("MemorySize", 128),
+        "sweeper plays bots at 128 MB": lambda x: fn(x, "SweeperFunction")["Properties"].pop("MemorySize"),
+        "BotMemorySize allows 128 MB": lambda x: x["Parameters"]["BotMemorySize"]["AllowedValues"].insert(0, 128),
+        "default misses the 9줄 goal": lambda x: x["Parameters"]["BotMemorySize"].__setitem__("Default", 512),
+        "sweeper too short for ten bot moves": lambda x: fn(x, "SweeperFunction")["Properties"].__setitem__(
+            "Timeout", 20),
         "dashboard without cost drivers": lambda x: fn(x, "Dashboard")["Properties"].__setitem__(
             "DashboardBody", Tag("Sub", fn(x, "Dashboard")["Properties"]["DashboardBody"].value.replace(
                 "ConsumedWriteCapacityUnits", "X"))),

@@ -177,9 +177,13 @@ pub enum Metric {
     LivePostFailed,
     /// Hook for chat: a chat message accepted (`ChatMessages`).
     ChatMessage,
-    /// Hook for computer players: the time a bot took to choose its move (`BotMoveTime`).
+    /// A computer player's move saved (`BotMoves`): summed, the bots' actions in the rooms' logs.
+    BotMove,
+    /// The time a computer player's move took to choose, check and apply (`BotMoveTime`), one
+    /// value per saved move.
     BotMoveTime(Duration),
-    /// Hook for computer players: an engine that failed or stalled (`EngineFailures`).
+    /// A computer player whose engine failed (or chose a move the rules refused), so the game's
+    /// fallback was played — 바둑 resigns (`EngineFailures`; per saved move).
     EngineFailure,
 }
 
@@ -199,6 +203,7 @@ pub const NAMES: &[(&str, Unit)] = &[
     ("LiveGone", Unit::Count),
     ("LivePostFailures", Unit::Count),
     ("ChatMessages", Unit::Count),
+    ("BotMoves", Unit::Count),
     ("BotMoveTime", Unit::Milliseconds),
     ("EngineFailures", Unit::Count),
 ];
@@ -221,6 +226,7 @@ impl Metric {
             Metric::LiveGone => "LiveGone",
             Metric::LivePostFailed => "LivePostFailures",
             Metric::ChatMessage => "ChatMessages",
+            Metric::BotMove => "BotMoves",
             Metric::BotMoveTime(_) => "BotMoveTime",
             Metric::EngineFailure => "EngineFailures",
         }
@@ -469,6 +475,7 @@ mod tests {
             Metric::LiveGone,
             Metric::LivePostFailed,
             Metric::ChatMessage,
+            Metric::BotMove,
             Metric::BotMoveTime(Duration::ZERO),
             Metric::EngineFailure,
         ];

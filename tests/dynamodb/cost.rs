@@ -553,3 +553,305 @@ async fn the_cost_of_whole_games_on_dynamodb_is_within_its_targets() {
         "the 19×19 item is only {ratio:.1}× smaller than the naive encoding"
     );
 }
+
+// A game against the computer (issue 22): store units per game, and the bot's Lambda time.
+
+/// The bot's engine CPU per 9줄 move, by level (`BENCHMARKS.md`, "바둑 computer player", CPU
+/// p50 on x86_64): level, label, ms.
+const BADUK_BOT_CPU_MS: [(u8, &str, f64); 3] =
+    [(1, "입문", 0.5), (3, "15급", 28.0), (6, "8급", 369.0)];
+/// The level the measured game is played at (its moves are what the units count; the engine's
+/// CPU is priced per level from the table above).
+const BADUK_BOT_LEVEL: u8 = 3;
+/// Lambda gives one full vCPU at 1,769 MB, and CPU in proportion to memory below it.
+const ONE_VCPU_MB: f64 = 1_769.0;
+/// The memories the bot's cost is stated at, and the one `template.yaml` gives the function
+/// that makes bot moves (the `api` function, `Globals.Function.MemorySize`, at this commit).
+const BOT_MEMORIES_MB: [f64; 3] = [128.0, 512.0, 1_769.0];
+const TEMPLATE_MEMORY_MB: f64 = 128.0;
+/// Billed time of a request's non-engine work (a load and a save), as `cost_modes` assumes.
+const REQUEST_WORK_S: f64 = 0.025;
+/// Prices, as docs/cost.md.
+const PRICE_READ: f64 = 0.125e-6;
+const PRICE_WRITE: f64 = 0.625e-6;
+const PRICE_GBS: f64 = 0.000_013_333_4;
+const PRICE_LAMBDA_REQ: f64 = 0.20e-6;
+
+/// A game between one human's app and bots, metered: the human reads the room, acts on their
+/// turn after `pace`, and otherwise moves the dev clock to the bot's announced move
+/// (`deadlineAt`), which the next read fires (as an app watching the room does); the sweeper
+/// runs once a minute.
+struct BotGame {
+    http: TestApp,
+    server: App<DynamoStore>,
+    store: Arc<DynamoStore>,
+    meter: Arc<CapacityMeter>,
+    room: String,
+    human: Player,
+    pace: Millis,
+    next_sweep: Millis,
+    /// Requests (create, addBot, start, actions, reads).
+    requests: u64,
+    human_actions: u64,
+    reads: u64,
+    /// The room's version at `start`, and at the end.
+    started: u64,
+    ended: u64,
+    minutes: f64,
+    units: CapacityReport,
+    max_item: usize,
+}
+
+impl BotGame {
+    async fn new(game: &str, options: Value, pace: Millis) -> BotGame {
+        let meter = Arc::new(CapacityMeter::new());
+        let store = Arc::new(
+            dynalite_store(&format!("cost-bot-{game}"))
+                .await
+                .with_meter(meter.clone()),
+        );
+        let (http, server) = spawn_app_unswept(store.clone()).await;
+        let (room, human) = http.create(game, options, 22).await;
+        let next_sweep = server.clock.now() + SWEEP_EVERY_MS;
+        BotGame {
+            http,
+            server,
+            store,
+            meter,
+            room,
+            human,
+            pace,
+            next_sweep,
+            requests: 1,
+            human_actions: 0,
+            reads: 0,
+            started: 0,
+            ended: 0,
+            minutes: 0.0,
+            units: CapacityReport::default(),
+            max_item: 0,
+        }
+    }
+
+    async fn act(&mut self, action: Value) -> Value {
+        let reply = self.http.act_ok(&self.room, &self.human, action).await;
+        self.requests += 1;
+        reply
+    }
+
+    async fn read(&mut self) -> Value {
+        self.reads += 1;
+        self.requests += 1;
+        self.http.room(&self.room, Some(&self.human)).await
+    }
+
+    /// The clock moves to `at`, with the sweeper on its schedule.
+    async fn wait_until(&mut self, at: Millis) {
+        while self.next_sweep <= at {
+            let now = self.server.clock.now();
+            self.server
+                .clock
+                .advance(self.next_sweep.saturating_sub(now));
+            let swept = sweeper::sweep(&*self.store, self.server.clock.now(), 100).await;
+            assert_eq!(swept.errors, 0);
+            self.next_sweep += SWEEP_EVERY_MS;
+        }
+        let now = self.server.clock.now();
+        self.server.clock.advance(at.saturating_sub(now));
+    }
+
+    /// Plays from `start` to the end; `mine` picks the human's action in a view where it is
+    /// their turn (or `None`: a bot's move is awaited).
+    async fn play(&mut self, mut mine: impl FnMut(&Value) -> Option<Value>) -> Value {
+        let before = self.meter.report();
+        let began = self.server.clock.now();
+        let started = self.act(json!({"type": "start"})).await;
+        self.started = started["version"].as_u64().unwrap();
+        for _ in 0..5_000 {
+            let view = self.read().await;
+            let size = item_size(&self.item().await);
+            self.max_item = self.max_item.max(size);
+            if view["status"] == "finished" {
+                self.ended = view["version"].as_u64().unwrap();
+                self.minutes = (self.server.clock.now() - began) as f64 / 60_000.0;
+                self.units = self.meter.report().since(&before);
+                return view;
+            }
+            match mine(&view) {
+                Some(action) => {
+                    let at = self.server.clock.now() + self.pace;
+                    self.wait_until(at).await;
+                    self.act(action).await;
+                    self.human_actions += 1;
+                }
+                None => {
+                    let deadline = view["deadlineAt"].as_u64().expect("a bot's move is due");
+                    self.wait_until(deadline + 1).await;
+                }
+            }
+        }
+        panic!("the game did not end");
+    }
+
+    async fn item(&self) -> Item {
+        self.store
+            .client()
+            .get_item()
+            .table_name(self.store.table())
+            .key("id", AttributeValue::S(self.room.clone()))
+            .consistent_read(true)
+            .send()
+            .await
+            .unwrap()
+            .item
+            .unwrap()
+    }
+
+    /// Changes made by bots (every accepted change bumps the version by one).
+    fn bot_moves(&self) -> u64 {
+        self.ended - self.started - self.human_actions
+    }
+
+    fn dynamodb(&self) -> f64 {
+        self.units.read_units * PRICE_READ
+            + (self.units.write_units + self.units.index_write_units as f64) * PRICE_WRITE
+    }
+
+    /// Lambda requests and the billed time of the non-engine work, at `mb`.
+    fn requests_cost(&self, mb: f64) -> f64 {
+        self.requests as f64 * (PRICE_LAMBDA_REQ + REQUEST_WORK_S * mb / 1024.0 * PRICE_GBS)
+    }
+}
+
+/// GB-s the engine's `cpu_ms` of one move bills at `mb` of memory: it gets `mb / 1,769` of a
+/// vCPU, so it runs `cpu_ms × 1,769 / mb` of wall time, billed at `mb`: the same GB-s at every
+/// memory (only the wait changes).
+fn engine_gbs(cpu_ms: f64, mb: f64) -> f64 {
+    let share = (mb / ONE_VCPU_MB).min(1.0);
+    cpu_ms / 1000.0 / share * mb / 1024.0
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cost_of_games_against_bots_on_dynamodb() {
+    // 9줄 바둑: the human (white) plays 8 s a move on points drawn from a fixed sequence for 30
+    // moves, then passes; agrees to the bot's marks.
+    let mut baduk = BotGame::new(
+        "baduk",
+        json!({"boardSize": 9, "colorAssignment": "hostWhite"}),
+        BADUK_PACE_MS,
+    )
+    .await;
+    baduk
+        .act(json!({"type": "addBot", "level": BADUK_BOT_LEVEL}))
+        .await;
+    let me = baduk.human.id.clone();
+    let mut draw: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut placed = 0;
+    let end = baduk
+        .play(|view| {
+            let state = &view["state"];
+            let color = if state["players"]["black"] == me.as_str() {
+                "black"
+            } else {
+                "white"
+            };
+            match state["phase"].as_str().unwrap() {
+                "playing" if state["turn"] == color => {
+                    placed += 1;
+                    Some(if placed <= 30 {
+                        random_place(state, &mut draw)
+                    } else {
+                        json!({"type": "pass"})
+                    })
+                }
+                "scoring" if state["scoringMarks"]["agreed"][color] != true => {
+                    Some(json!({"type": "agreeScore"}))
+                }
+                _ => None,
+            }
+        })
+        .await;
+    assert_eq!(end["status"], "finished");
+
+    // 윷놀이: the human and three bots (levels 1–3), an action every 4 s for the human.
+    let mut yut = BotGame::new("yut", json!({}), YUT_PACE_MS).await;
+    for level in [1, 2, 3] {
+        yut.act(json!({"type": "addBot", "level": level})).await;
+    }
+    let me = yut.human.id.clone();
+    let end = yut
+        .play(|view| {
+            (view["state"]["currentPlayer"] == me.as_str()).then(|| yut_action(&view["state"]))
+        })
+        .await;
+    assert_eq!(end["status"], "finished");
+
+    let mut out = String::new();
+    writeln!(
+        out,
+        "\n| per game (measured) | minutes | human actions | bot moves | requests | read units | write units (+ index) | max item (B) | DynamoDB $ |\n|---|---|---|---|---|---|---|---|---|"
+    )
+    .unwrap();
+    for (name, g) in [
+        (
+            format!("바둑 9줄 vs the level-{BADUK_BOT_LEVEL} bot"),
+            &baduk,
+        ),
+        ("윷놀이, 1 human + bots 1, 2, 3".to_owned(), &yut),
+    ] {
+        writeln!(
+            out,
+            "| {name} | {:.1} | {} | {} | {} | {:.1} | {:.0} (+{}) | {} | {:.6} |",
+            g.minutes,
+            g.human_actions,
+            g.bot_moves(),
+            g.requests,
+            g.units.read_units,
+            g.units.write_units,
+            g.units.index_write_units,
+            g.max_item,
+            g.dynamodb()
+        )
+        .unwrap();
+    }
+    writeln!(
+        out,
+        "\n| 바둑 9줄, {} bot moves: level (CPU/move) | memory | wall per move | engine GB-s per game | Lambda (requests + engine + other work) per game | a game all-in |\n|---|---|---|---|---|---|",
+        baduk.bot_moves()
+    )
+    .unwrap();
+    for (level, label, cpu) in BADUK_BOT_CPU_MS {
+        for mb in BOT_MEMORIES_MB {
+            let gbs = engine_gbs(cpu, mb) * baduk.bot_moves() as f64;
+            let lambda = gbs * PRICE_GBS + baduk.requests_cost(mb);
+            let template = if mb == TEMPLATE_MEMORY_MB {
+                " (template)"
+            } else {
+                ""
+            };
+            writeln!(
+                out,
+                "| {level} {label} ({cpu} ms) | {mb:.0} MB{template} | {:.0} ms | {gbs:.2} | ${lambda:.6} | ${:.6} |",
+                cpu / (mb / ONE_VCPU_MB).min(1.0),
+                lambda + baduk.dynamodb()
+            )
+            .unwrap();
+        }
+    }
+    writeln!(
+        out,
+        "\n윷놀이 with bots at {TEMPLATE_MEMORY_MB:.0} MB (the engine's CPU, about 1 ms a decision, is within the {:.0} ms a request is billed): Lambda ${:.6}, a game all-in ${:.6}",
+        REQUEST_WORK_S * 1000.0,
+        yut.requests_cost(TEMPLATE_MEMORY_MB),
+        yut.requests_cost(TEMPLATE_MEMORY_MB) + yut.dynamodb()
+    )
+    .unwrap();
+    println!(
+        "\nGames against bots on DynamoDB (dynalite's meter; engine CPU from BENCHMARKS.md):\n{out}"
+    );
+    for g in [&baduk, &yut] {
+        assert!(g.bot_moves() > 0);
+        assert!(g.max_item <= MAX_ITEM_BYTES, "{} bytes", g.max_item);
+        assert_eq!(g.units.conditional_failures, 0, "one reader, no race");
+    }
+}

@@ -514,6 +514,11 @@ impl LambdaStack {
         })
     }
 
+    /// Timings of the `live` environment ([`StackConfig::live`]; empty without it).
+    pub fn live_timings(&self) -> Vec<EnvTimings> {
+        self.live.as_ref().map_or_else(Vec::new, |f| f.timings())
+    }
+
     /// Drops every live connection without its `$disconnect` ([`StackConfig::live`]).
     pub fn vanish_live_connections(&self) {
         if let Some(front) = &self.live {

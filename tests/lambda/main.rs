@@ -12,11 +12,15 @@
 //! - [`live`]: the live channel through the emulated API Gateway WebSocket API.
 //! - [`sweeper_race`]: the `sweeper` binary racing a player's request through the front door;
 //! - [`cost_modes`]: what a casual month costs in each polling mode, measured through whole games;
+//! - [`cost_live`]: the casual month with live clients, through the real `api`, `live` and
+//!   `sweeper` binaries, metered by [`meter_proxy`];
 //! - [`metrics`]: the functions' EMF metric lines, validated and held against what the games did;
 //! - [`restore`]: a table with live rooms to JSON and back into a fresh table, and play goes on.
 
+mod cost_live;
 mod cost_modes;
 mod live;
+mod meter_proxy;
 mod metrics;
 mod restore;
 mod sweeper_race;

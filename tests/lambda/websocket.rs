@@ -86,6 +86,11 @@ impl WsFront {
         tokio::spawn(async move { axum::serve(listener, routes).await.unwrap() });
     }
 
+    /// Timings of the `live` function's environments.
+    pub(super) fn timings(&self) -> Vec<super::EnvTimings> {
+        self.live.timings.lock().unwrap().clone()
+    }
+
     /// Connections open now.
     pub(super) fn open_connections(&self) -> usize {
         self.open.lock().unwrap().len()

@@ -62,6 +62,8 @@ export declare class MadangError extends Error {
 export declare function newIdempotencyKey(): string;
 /** Milliseconds a `Retry-After` value asks to wait, or null when there is none. */
 export declare function retryAfterMs(value: string | null | undefined, now?: number): number | null;
+/** The lowercase hex SHA-256 of `text` (UTF-8), or null where Web Crypto is not available (sent as `x-amz-content-sha256` with every body). */
+export declare function sha256Hex(text: string): Promise<string | null>;
 
 export interface ClientOptions {
   /** The server's origin (default: the page's origin in a browser). */
@@ -187,6 +189,10 @@ export declare class RoomSession {
       signal?: AbortSignal;
       /** Hears the live socket go up (`true`) and down. */
       status?: (up: boolean) => void;
+      /** Each chat message the live socket brings (see `LiveWatchOptions.onChat`). */
+      onChat?: (message: ChatMessage) => void;
+      /** The live socket's hello was taken (see `LiveWatchOptions.onHello`). */
+      onHello?: () => void;
       /** The WebSocket implementation (default: the global one; none: long-polls). */
       WebSocket?: LiveSocketConstructor;
     },
@@ -220,6 +226,16 @@ export interface LiveWatchOptions {
   onError?: (error: unknown) => void;
   /** Hears the socket go up (`true`) and down. */
   status?: (up: boolean) => void;
+  /**
+   * Each chat message `M` the server sends over the socket (`{"type":"chat","message":M}`):
+   * only what this caller may see, posted after the hello.
+   */
+  onChat?: (message: ChatMessage) => void;
+  /**
+   * The server took the hello (the `pong` of the `ping` sent right after it): catch up with
+   * `chat(roomId, {after})` now, and the socket brings the rest.
+   */
+  onHello?: () => void;
   signal?: AbortSignal;
   WebSocket?: LiveSocketConstructor;
   /** How often to send `ping` (default 9 minutes, under API Gateway's 10-minute idle cut). */

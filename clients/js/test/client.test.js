@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -194,6 +195,60 @@ describe('retries', () => {
       assert.equal(joined.room.players.length, 2);
     } finally {
       proxy.close();
+    }
+  });
+
+  test('behind CloudFront: every body carries its SHA-256, and the token survives the signature', async () => {
+    // An edge in front of the real server doing what CloudFront with origin access control and
+    // the Function URL do (template.yaml, Cdn: CloudFront): Lambda refuses a body whose
+    // x-amz-content-sha256 is missing or wrong (403), and the viewer-request function moves the
+    // bearer token to x-madang-authorization before CloudFront's SigV4 signature takes
+    // Authorization.
+    const refused = [];
+    const edge = createServer(async (req, res) => {
+      const chunks = [];
+      for await (const c of req) chunks.push(c);
+      const body = chunks.length ? Buffer.concat(chunks) : undefined;
+      if (body) {
+        const want = createHash('sha256').update(body).digest('hex');
+        if (req.headers['x-amz-content-sha256'] !== want) {
+          refused.push(req.url);
+          res.writeHead(403, { 'content-type': 'application/json' });
+          res.end('{"message":"The request signature we calculated does not match the signature you provided."}');
+          return;
+        }
+      }
+      const headers = { ...req.headers };
+      delete headers.host;
+      delete headers['content-length'];
+      delete headers['x-madang-authorization'];
+      if (headers.authorization) headers['x-madang-authorization'] = headers.authorization;
+      headers.authorization = 'AWS4-HMAC-SHA256 Credential=EXAMPLE/20261201/us-east-1/lambda/aws4_request, SignedHeaders=host, Signature=00';
+      const upstream = await fetch(server.base + req.url, { method: req.method, headers, body });
+      res.writeHead(upstream.status, Object.fromEntries(upstream.headers));
+      res.end(Buffer.from(await upstream.arrayBuffer()));
+    });
+    await new Promise((r) => edge.listen(0, '127.0.0.1', r));
+    try {
+      const via = new MadangClient({ baseUrl: `http://127.0.0.1:${edge.address().port}` });
+      const host = via.session(await via.createRoom({ game: 'baduk', name: '흑', options: { boardSize: 9, colorAssignment: 'hostBlack' } }));
+      const guest = via.session({ ...(await via.joinRoom(host.roomId, '백')), roomId: host.roomId });
+      await host.act({ type: 'start' });
+      const placed = await host.act({ type: 'place', x: 4, y: 4 });
+      assert.equal(placed.room.state.board[4 * 9 + 4], 1);
+      await guest.refresh();
+      assert.equal(guest.room.you, guest.playerId, 'the moved token reads as its seat');
+      assert.deepEqual(refused, []);
+      // A body without its hash is what Lambda refuses.
+      const bare = await fetch(`http://127.0.0.1:${edge.address().port}/rooms`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ game: 'yut', name: '철수' }),
+      });
+      assert.equal(bare.status, 403);
+      assert.deepEqual(refused, ['/rooms']);
+    } finally {
+      edge.close();
     }
   });
 

@@ -263,6 +263,7 @@ pub struct BadukOptions {
     /// Seconds a disconnected player to act is waited for: 60, 120 or 300.
     pub disconnect_grace_sec: u32,
     /// What the room's chat allows (DESIGN "Chat").
+    #[serde(deserialize_with = "crate::room::since_format_5")]
     pub chat: crate::chat::ChatSetting,
 }
 

@@ -264,6 +264,7 @@ pub struct YutOptions {
     /// (`state.hint`, yut.md §9: "추천 수(8.5 우선순위)를 연하게 표시"); free under every ruleset.
     pub hints: bool,
     /// What the room's chat allows (DESIGN "Chat"); free under every ruleset.
+    #[serde(deserialize_with = "crate::room::since_format_5")]
     pub chat: ChatSetting,
 }
 

@@ -56,11 +56,32 @@ pub fn version<'de, D: serde::Deserializer<'de>>(
     whole_number(d).map(|n| n.map(madang_core::room::Version::new))
 }
 
+/// Where a bearer token arrives when CloudFront's origin access control signs the request to the
+/// Function URL: its SigV4 signature takes the `Authorization` header, so the distribution's
+/// viewer-request function moves the player's header here (`template.yaml`,
+/// `EdgeAuthorizationFunction`; docs/deploy.md, "Behind CloudFront").
+pub const EDGE_AUTHORIZATION: &str = "x-madang-authorization";
+
+/// The scheme of an AWS SigV4 `Authorization` header.
+const SIGV4: &str = "AWS4-HMAC-SHA256 ";
+
 /// The hash of the `Authorization: Bearer …` token, if the header is there.
 /// A header that is present but not a bearer token is refused, and so are two of them: which one
 /// counts would depend on the proxy in front (the first wins in axum, the last in some others).
+/// An `Authorization` that is a SigV4 signature is the edge's, not the player's (Lambda checked it
+/// before the function ran; anywhere else it proves nothing and grants nothing): the token is then
+/// read from [`EDGE_AUTHORIZATION`] by the same rules.
 pub fn bearer(headers: &HeaderMap) -> Result<Option<TokenHash>, ApiError> {
-    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let signed = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with(SIGV4));
+    let name = if signed {
+        EDGE_AUTHORIZATION
+    } else {
+        header::AUTHORIZATION.as_str()
+    };
+    let mut values = headers.get_all(name).iter();
     let Some(value) = values.next() else {
         return Ok(None);
     };

@@ -6,6 +6,7 @@ use madang_infra::RoomStore;
 use serde_json::value::RawValue;
 
 use super::action::{ActionRequest, Pick};
+use super::bots::BotMoves;
 use super::events::{Events, render};
 use super::new_request_id;
 use super::save::{Target, transact};
@@ -69,8 +70,9 @@ pub async fn act<S: RoomStore>(
             let who = loaded.authenticate(token).ok_or(ApiError::Unauthorized)?;
             loaded.see(&who, now);
             let presence = &loaded.presence;
+            let moves = &mut loaded.bot_moves;
             let step = with_room!(&mut loaded.room, r => {
-                act_in(r, &who, &request, idempotency, fired, presence, now)
+                act_in(r, &who, &request, idempotency, fired, (presence, moves), now)
             })?;
             player = Some(who);
             Ok(step)
@@ -102,7 +104,7 @@ fn act_in<G: Pick>(
     request: &ActionRequest,
     idempotency: Option<Idempotency>,
     fired: &Events,
-    presence: &Presence,
+    (presence, moves): (&Presence, &mut BotMoves),
     now: Millis,
 ) -> Result<Step, ApiError> {
     // A stored answer comes first, before any 409: a retry — or a racing twin — of a keyed
@@ -129,7 +131,7 @@ fn act_in<G: Pick>(
     // What the action made due at once — a bot's or an auto-played seat's turn — plays now, so
     // the caller sees it in this answer (nothing else can be due yet: every other deadline is
     // in the future after an accepted action).
-    let followed = room.catch_up(now, presence);
+    let followed = super::bots::catch_up(room, now, presence, moves);
     let mut events = fired.clone();
     render(&acted, &mut events)?;
     render(&followed, &mut events)?;

@@ -16,12 +16,14 @@
 //! answer; not found, it did not land and the work is done again. So an action lands exactly
 //! once, whatever the network between the server and the store does.
 
-use super::events::{Events, rendered};
-use crate::error::ApiError;
-use crate::metrics::{self, Metric};
 use madang_core::room::{AnyRoom, DecodeError, Presence, RequestId};
 use madang_core::{Millis, PlayerId, with_room};
 use madang_infra::{RoomStore, StoreError, StoredRoom};
+
+use super::bots::{self, BotMoves};
+use super::events::{Events, rendered};
+use crate::error::ApiError;
+use crate::metrics::{self, Metric};
 
 /// How often one request tries to save before it gives up (503 `ROOM_BUSY`: it was not applied).
 const SAVE_ATTEMPTS: usize = 6;
@@ -49,6 +51,8 @@ pub struct Loaded {
     new: bool,
     /// The due time that had passed when timeouts were last caught up (for the sweeper's lag).
     overdue_since: Option<Millis>,
+    /// The computer players' moves this attempt made: recorded once its save lands.
+    pub bot_moves: BotMoves,
 }
 
 impl Loaded {
@@ -69,6 +73,7 @@ impl Loaded {
             touch: None,
             new: false,
             overdue_since: None,
+            bot_moves: BotMoves::default(),
         })
     }
 
@@ -83,6 +88,7 @@ impl Loaded {
             touch: None,
             new: true,
             overdue_since: None,
+            bot_moves: BotMoves::default(),
         }
     }
 
@@ -103,7 +109,8 @@ impl Loaded {
     pub fn catch_up(&mut self, now: Millis) -> Result<Events, ApiError> {
         self.overdue_since = self.due_at().filter(|due| *due <= now);
         let presence = &self.presence;
-        with_room!(&mut self.room, r => rendered(&r.catch_up(now, presence)))
+        let moves = &mut self.bot_moves;
+        with_room!(&mut self.room, r => rendered(&bots::catch_up(r, now, presence, moves)))
     }
 
     /// When the room's next timeout fires if nobody shows up (what the sweeper indexes).
@@ -210,9 +217,9 @@ where
         Target::Fetched(stored) => (stored.id.clone(), Some(Loaded::decode(stored)?)),
         Target::New(loaded) => (loaded.id.clone(), Some(loaded)),
     };
-    // The outcome of the last attempt whose save was sent but not confirmed, and the versions
-    // that save would add.
-    let mut unconfirmed: Option<(T, u64)> = None;
+    // The outcome of the last attempt whose save was sent but not confirmed, the versions that
+    // save would add, and the computer players' moves it carried.
+    let mut unconfirmed: Option<(T, u64, BotMoves)> = None;
     let mut last_failure = None;
     for _ in 0..SAVE_ATTEMPTS {
         let now = clock();
@@ -227,10 +234,11 @@ where
                 Err(e) => return Err(e.into()),
             },
         };
-        if let Some((outcome, added)) = unconfirmed.take()
+        if let Some((outcome, added, moves)) = unconfirmed.take()
             && with_room!(&loaded.room, r => r.ledger.landed(request))
         {
             metrics::record(Metric::ActionsApplied(added));
+            moves.landed();
             // The earlier attempt landed after all: that is the answer, and nothing is redone.
             tracing::info!(room = %crate::api::ids::digest_of(&id), "an unconfirmed save had landed");
             store.announce(&id, loaded.room.version()).await;
@@ -266,6 +274,7 @@ where
         match saved {
             Ok(()) => {
                 metrics::record(Metric::ActionsApplied(added));
+                std::mem::take(&mut loaded.bot_moves).landed();
                 loaded.loaded_version = loaded.room.version();
                 loaded.indexed_due = stored.due.or(loaded.indexed_due);
                 loaded.new = false;
@@ -283,13 +292,13 @@ where
             // a room that had moved on. The room the store handed back (or the next load) tells.
             Err(StoreError::VersionConflict { current }) => {
                 metrics::record(Metric::ConflictRedone);
-                unconfirmed = Some((outcome, added));
+                unconfirmed = Some((outcome, added, std::mem::take(&mut loaded.bot_moves)));
                 next = current.map(|c| Loaded::decode(*c)).transpose()?;
             }
             // The write may or may not have landed: load the room again to find out.
             Err(e @ StoreError::Unavailable(_)) => {
                 tracing::warn!(room = %crate::api::ids::digest_of(&id), error = %crate::error::chain(&e), "save outcome unknown");
-                unconfirmed = Some((outcome, added));
+                unconfirmed = Some((outcome, added, std::mem::take(&mut loaded.bot_moves)));
                 last_failure = Some(e);
             }
             Err(e) => return Err(e.into()),
