@@ -253,6 +253,9 @@ fn typed(action: serde_json::Value) -> Result<RoomAction<Tally>, RoomError> {
     let lobby = match action["type"].as_str().unwrap_or_default() {
         "start" => LobbyAction::Start,
         "leave" => LobbyAction::Leave,
+        "addBot" => LobbyAction::AddBot {
+            level: serde_json::from_value(field("level")).map_err(bad)?,
+        },
         "kick" => LobbyAction::Kick {
             player_id: serde_json::from_value(field("playerId")).map_err(bad)?,
         },
