@@ -1,12 +1,11 @@
 //! The room both sweeper races start from (on DynamoDB and on the Lambda path): a started
 //! two-player 윷놀이 room whose first turn timed out [`OVERDUE_MS`] ago.
 
-use madang_core::room::{AnyRoom, Presence, Room, RoomAction, TokenHash};
+use madang_core::room::{AnyRoom, LobbyAction, Presence, Room, RoomAction, TokenHash};
 use madang_core::yut::{Yut, YutOptions};
 use madang_core::{GameRng, Millis, PlayerId};
 use madang_infra::StoredRoom;
 use madang_infra::contract::{fresh_id, fresh_room_id};
-use serde_json::json;
 
 /// The room's turn timer.
 pub const TURN_MS: Millis = 30_000;
@@ -45,7 +44,7 @@ pub fn overdue_turn(now: Millis, seed: u64) -> OverdueRoom {
     let guest = room
         .join("손님".into(), TokenHash::of(&tokens[1]), started)
         .unwrap();
-    let start = RoomAction::<Yut>::from_json(json!({"type": "start"})).unwrap();
+    let start = RoomAction::<Yut>::Lobby(LobbyAction::Start);
     room.act(&host, start, started).unwrap();
     let seen = started + TURN_MS - 5_000;
     let presence = Presence::from([(host.clone(), seen), (guest.clone(), seen)]);

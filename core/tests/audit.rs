@@ -11,7 +11,7 @@
 //! the commitment, fails it.
 
 use madang_core::baduk::{Baduk, BadukOptions, ColorAssignment};
-use madang_core::room::{Presence, Room, RoomAction, RoomEvent, TokenHash};
+use madang_core::room::{LobbyAction, Presence, Room, RoomAction, RoomEvent, TokenHash};
 use madang_core::yut::{Event, Mode, OnLeave, Phase, StickModel, Yut, YutOptions};
 use madang_core::{GameRng, Millis, PlayerId};
 use rand_chacha::ChaCha8Rng;
@@ -266,7 +266,7 @@ fn play_yut(game: u64) -> Played {
             .unwrap();
         ids.push(id);
     }
-    let start = RoomAction::from_json(json!({"type": "start"})).unwrap();
+    let start = RoomAction::Lobby(LobbyAction::Start);
     room.act(&host, start, t0).unwrap();
     // The commitment and options as the view shows them at the start.
     let view = serde_json::to_value(room.view(Some(&host), &Presence::new(), t0)).unwrap();
@@ -307,7 +307,12 @@ fn play_yut(game: u64) -> Played {
         } else {
             action
         };
-        if let Ok(events) = room.act(&mover, RoomAction::from_json(action).unwrap(), now) {
+        let action = if action["type"] == "leave" {
+            RoomAction::Lobby(LobbyAction::Leave)
+        } else {
+            RoomAction::Game(serde_json::from_value(action).unwrap())
+        };
+        if let Ok(events) = room.act(&mover, action, now) {
             log_of(
                 events.into_iter().filter_map(|e| match e {
                     RoomEvent::Game(e) => Some(e),
@@ -448,7 +453,7 @@ fn the_audit_recomputes_the_nigiri_of_baduk() {
         )
         .unwrap();
         let guest = room.join("둘".into(), TokenHash::of("b"), t0).unwrap();
-        let start = RoomAction::from_json(json!({"type": "start"})).unwrap();
+        let start = RoomAction::Lobby(LobbyAction::Start);
         room.act(&host, start, t0).unwrap();
         let view = serde_json::to_value(room.view(Some(&host), &Presence::new(), t0)).unwrap();
         let commitment = view["rngCommitment"].as_str().unwrap().to_owned();
@@ -456,7 +461,7 @@ fn the_audit_recomputes_the_nigiri_of_baduk() {
             .as_str()
             .unwrap()
             .to_owned();
-        let resign = RoomAction::from_json(json!({"type": "resign"})).unwrap();
+        let resign = RoomAction::Game(serde_json::from_value(json!({"type": "resign"})).unwrap());
         room.act(&guest, resign, t0 + 1_000).unwrap();
         let end = serde_json::to_value(room.view(None, &Presence::new(), t0 + 1_000)).unwrap();
         assert_eq!(end["status"], "finished");

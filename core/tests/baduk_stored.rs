@@ -7,7 +7,7 @@
 use madang_core::baduk::history::PackedMoves;
 use madang_core::baduk::sgf;
 use madang_core::baduk::{Baduk, BadukAction, BadukOptions, BadukState, Color, Phase, Played};
-use madang_core::room::{AnyRoom, Room, RoomAction, TokenHash};
+use madang_core::room::{AnyRoom, LobbyAction, Room, RoomAction, TokenHash};
 use madang_core::{Actor, Game, GameRng, Lineup, PlayerId};
 use serde_json::json;
 
@@ -118,7 +118,7 @@ fn room_with(moves: &[Played]) -> (Room<madang_core::baduk::Baduk>, usize) {
     let white = room
         .join("백돌영희".into(), TokenHash::of("b"), t0 + 1)
         .unwrap();
-    let start = RoomAction::from_json(json!({"type": "start"})).unwrap();
+    let start = RoomAction::Lobby(LobbyAction::Start);
     room.act(&black, start, t0 + 2).unwrap();
     let mut now = t0 + 2;
     for (i, m) in moves.iter().enumerate() {
@@ -132,7 +132,7 @@ fn room_with(moves: &[Played]) -> (Room<madang_core::baduk::Baduk>, usize) {
             Some(p) => json!({"type": "place", "x": p.x, "y": p.y}),
             None => json!({"type": "pass"}),
         };
-        let action = RoomAction::from_json(action).unwrap();
+        let action = RoomAction::Game(serde_json::from_value(action).unwrap());
         if room.act(who, action, now).is_err() {
             return (room, i);
         }

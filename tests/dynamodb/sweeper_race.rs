@@ -17,7 +17,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use madang_core::room::{AnyAction, AnyRoom, Room, RoomAction, TokenHash};
+use madang_core::room::{AnyRoom, Room, RoomAction, TokenHash};
 use madang_core::yut::Yut;
 use madang_core::{Millis, PlayerId};
 use madang_functions::service::{self, ActionRequest};
@@ -54,7 +54,7 @@ fn expected(
         fixture.room.version + 1,
         "exactly one timeout was due"
     );
-    let action = RoomAction::<Yut>::from_json(action.clone()).unwrap();
+    let action = RoomAction::<Yut>::Game(serde_json::from_value(action.clone()).unwrap());
     let acted: Vec<Value> = room
         .act(player, action, now)
         .unwrap()
@@ -153,13 +153,7 @@ async fn race_once(app: &App<DynamoStore>, store: &Arc<DynamoStore>, i: usize, t
     };
     let acting = {
         let (app, barrier, id) = (app.clone(), barrier.clone(), fixture.id.clone());
-        let (hash, request) = (
-            TokenHash::of(token),
-            ActionRequest {
-                expected_version: None,
-                action: AnyAction::parse(&action),
-            },
-        );
+        let (hash, request) = (TokenHash::of(token), request_of(&action));
         let jitter = Duration::from_micros((i as u64 * 7_919) % 12_000);
         tokio::spawn(async move {
             barrier.wait().await;
@@ -180,7 +174,11 @@ async fn race_once(app: &App<DynamoStore>, store: &Arc<DynamoStore>, i: usize, t
     want.ledger = room.ledger.clone();
     assert!(!fired.is_empty(), "a fired timeout has events");
 
-    let events = acted.events.as_array().unwrap().clone();
+    let events: Vec<Value> = acted
+        .events
+        .iter()
+        .map(|e| serde_json::from_str(e.get()).unwrap())
+        .collect();
     let player_fired = if events == [fired.clone(), own.clone()].concat() {
         1
     } else {
@@ -215,13 +213,20 @@ async fn race_once(app: &App<DynamoStore>, store: &Arc<DynamoStore>, i: usize, t
     }
 
     // End the game, so the room leaves the due index and later sweeps see only their own room.
-    let concede = ActionRequest {
-        expected_version: None,
-        action: AnyAction::parse(&json!({"type": "CONCEDE"})),
-    };
+    let concede = request_of(&json!({"type": "CONCEDE"}));
     let ended = service::act(app, &fixture.id, &TokenHash::of(token), concede, None)
         .await
         .unwrap();
     let room: serde_json::Value = serde_json::from_str(ended.room.get()).unwrap();
     assert_eq!(room["status"], "finished");
+}
+
+/// An action request as the edge reads it from the body's `action`.
+fn request_of(action: &Value) -> ActionRequest {
+    let (kind, action) = madang_functions::api::actions::parse_action(&action.to_string()).unwrap();
+    ActionRequest {
+        expected_version: None,
+        kind,
+        action,
+    }
 }

@@ -65,7 +65,7 @@ async fn the_sweeper_binary_racing_a_player_never_double_applies_a_timeout() {
             .clone()
             .act(
                 &current,
-                RoomAction::<Yut>::from_json(action.clone()).unwrap(),
+                RoomAction::<Yut>::Game(serde_json::from_value(action.clone()).unwrap()),
                 now,
             )
             .unwrap()

@@ -1,24 +1,16 @@
-//! Lobby actions (`setOptions`, `moveSeat`, `start`, `leave`, `kick`) and how an action's JSON
-//! becomes either a lobby action or the game's own.
+//! Lobby actions (`setOptions`, `moveSeat`, `start`, `leave`, `kick`, …) and what they do to a
+//! room. Their wire form (`{"type":"setOptions","options":{…}}`) lives at the HTTP edge, which
+//! hands the room typed actions only.
 
-use std::sync::OnceLock;
-
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::Serialize;
 
 use super::{Room, RoomError, Status, TokenHash};
-use crate::baduk::Baduk;
 use crate::game::{Game, Lineup, Millis, PlayerId};
-use crate::yut::Yut;
 
-/// An action on the lobby, tagged by `type` as in the API contract:
-/// `{"type":"setOptions","options":{…}}`, `{"type":"moveSeat","playerId":"p2","seat":0}`,
-/// `{"type":"start"}`, `{"type":"leave"}`, `{"type":"kick","playerId":"p2"}`. Unknown fields are
-/// refused, for payload-less actions too. `O` is the game's options type: options are parsed
-/// with the action, at the edge.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(try_from = "WireLobby<O>", bound = "O: DeserializeOwned")]
+/// An action on the lobby (the API contract's `setOptions`, `moveSeat`, `start`, `leave`,
+/// `kick`, `unkick`, `rematch`, `addBot`). `O` is the game's options type: the edge reads the
+/// options with the action.
+#[derive(Clone, Debug, PartialEq)]
 pub enum LobbyAction<O> {
     /// Host: replace the options (validated by the game).
     SetOptions {
@@ -57,42 +49,6 @@ pub enum LobbyAction<O> {
     },
 }
 
-/// The JSON form, read field by field: serde's internally tagged enums ignore unknown fields of
-/// unit variants (`{"type":"start","now":true}` would pass), so the fields are checked here.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct WireLobby<O> {
-    #[serde(rename = "type")]
-    kind: String,
-    options: Option<O>,
-    player_id: Option<PlayerId>,
-    seat: Option<usize>,
-    level: Option<u8>,
-}
-
-impl<O> TryFrom<WireLobby<O>> for LobbyAction<O> {
-    type Error = String;
-
-    fn try_from(w: WireLobby<O>) -> Result<Self, String> {
-        let level = w.level;
-        let action = match (w.kind.as_str(), w.options, w.player_id, w.seat) {
-            ("addBot", None, None, None) => return Ok(LobbyAction::AddBot { level }),
-            _ if level.is_some() => return Err("`level`은 addBot에만 쓸 수 있어요.".into()),
-            ("setOptions", Some(options), None, None) => LobbyAction::SetOptions { options },
-            ("moveSeat", None, Some(player_id), Some(seat)) => {
-                LobbyAction::MoveSeat { player_id, seat }
-            }
-            ("start", None, None, None) => LobbyAction::Start,
-            ("leave", None, None, None) => LobbyAction::Leave,
-            ("kick", None, Some(player_id), None) => LobbyAction::Kick { player_id },
-            ("unkick", None, Some(player_id), None) => LobbyAction::Unkick { player_id },
-            ("rematch", None, None, None) => LobbyAction::Rematch,
-            (kind, ..) => return Err(format!("`{kind}`에 맞지 않는 필드예요.")),
-        };
-        Ok(action)
-    }
-}
-
 /// How many kicks a room remembers (8 bytes each in the stored room): a host who kicks more
 /// than this many people has bigger problems than the ninth coming back.
 pub const MAX_BARRED: usize = 8;
@@ -125,71 +81,6 @@ impl<G: Game> Room<G> {
     }
 }
 
-/// One schema per lobby `type`, exactly the fields [`WireLobby`] accepts for it (schema only).
-#[derive(schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
-#[allow(dead_code)]
-enum LobbyActionSchema {
-    /// Host: replace the options (the game's options; missing keys take their defaults).
-    SetOptions {
-        /// The new options.
-        options: serde_json::Map<String, Value>,
-    },
-    /// Host: move a player to another seat.
-    #[serde(rename_all = "camelCase")]
-    MoveSeat {
-        /// Who moves.
-        player_id: PlayerId,
-        /// Target seat, `0..players`.
-        seat: usize,
-    },
-    /// Host: start the game.
-    Start {},
-    /// Anyone seated: leave the room.
-    Leave {},
-    /// Host: remove a player from the lobby (their token is barred from joining again).
-    #[serde(rename_all = "camelCase")]
-    Kick {
-        /// Who is removed.
-        player_id: PlayerId,
-    },
-    /// Host: lift a kick's bar.
-    #[serde(rename_all = "camelCase")]
-    Unkick {
-        /// Who was kicked.
-        player_id: PlayerId,
-    },
-    /// Any player of a finished game: play again in a new lobby (한 판 더).
-    Rematch {},
-    /// Host: fill the next empty seat with a computer player; `kick` removes it again.
-    AddBot {
-        /// One of the game's `bots.levels` (`GET /games/{kind}`); missing: the game's default.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        level: Option<u8>,
-    },
-}
-
-impl<O> schemars::JsonSchema for LobbyAction<O> {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "LobbyAction".into()
-    }
-
-    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        LobbyActionSchema::json_schema(generator)
-    }
-}
-
-const LOBBY_TYPES: [&str; 8] = [
-    "setOptions",
-    "moveSeat",
-    "start",
-    "leave",
-    "kick",
-    "unkick",
-    "rematch",
-    "addBot",
-];
-
 /// One action sent to `POST /rooms/{id}/actions`: a lobby action or one of the game's.
 #[derive(Debug)]
 pub enum RoomAction<G: Game> {
@@ -206,88 +97,6 @@ impl<G: Game> Clone for RoomAction<G> {
             RoomAction::Lobby(a) => RoomAction::Lobby(a.clone()),
             RoomAction::Game(a) => RoomAction::Game(a.clone()),
         }
-    }
-}
-
-impl<G: Game> RoomAction<G> {
-    /// Parses the `action` member of a request. Unknown types, unknown fields and bad payloads
-    /// are [`RoomError::BadAction`] (a 400): the rules never see malformed input.
-    pub fn from_json(value: Value) -> Result<Self, RoomError> {
-        let ty = value
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        if LOBBY_TYPES.contains(&ty) {
-            serde_json::from_value(value).map(RoomAction::Lobby)
-        } else {
-            serde_json::from_value(value).map(RoomAction::Game)
-        }
-        .map_err(|e| RoomError::BadAction(e.to_string()))
-    }
-}
-
-/// An action for whichever game the room turns out to hold. The room's game is known only once
-/// the room is loaded, so the edge keeps the action as sent and each game parses it on first
-/// use ([`AnyAction::of`]): once per request, however many times a conflict makes the save
-/// loop redo its work. Parsing it for both games up front cost an error message for the wrong
-/// game on every request (a `setOptions` for 윷놀이 is no 바둑 `setOptions`).
-#[derive(Clone, Debug)]
-pub struct AnyAction {
-    /// The action's `type` as sent (for logs).
-    pub kind: String,
-    value: Value,
-    yut: OnceLock<Result<RoomAction<Yut>, RoomError>>,
-    baduk: OnceLock<Result<RoomAction<Baduk>, RoomError>>,
-}
-
-impl AnyAction {
-    /// Takes the `action` member of a request, for either game.
-    pub fn parse(value: &Value) -> Self {
-        AnyAction {
-            kind: value
-                .get("type")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
-            value: value.clone(),
-            yut: OnceLock::new(),
-            baduk: OnceLock::new(),
-        }
-    }
-
-    /// Whether this is `{"type": "rematch"}` (the same for every game).
-    pub fn is_rematch(&self) -> bool {
-        self.kind == "rematch"
-            && matches!(
-                self.of::<Yut>(),
-                Ok(RoomAction::Lobby(LobbyAction::Rematch))
-            )
-    }
-
-    /// The action for a room of game `G`, or why it is not one of `G`'s.
-    pub fn of<G: Pick>(&self) -> Result<&RoomAction<G>, RoomError> {
-        G::pick(self)
-            .get_or_init(|| RoomAction::from_json(self.value.clone()))
-            .as_ref()
-            .map_err(Clone::clone)
-    }
-}
-
-/// The games an [`AnyAction`] is parsed for.
-pub trait Pick: Game + Sized {
-    /// This game's parse of the action.
-    fn pick(action: &AnyAction) -> &OnceLock<Result<RoomAction<Self>, RoomError>>;
-}
-
-impl Pick for Yut {
-    fn pick(action: &AnyAction) -> &OnceLock<Result<RoomAction<Self>, RoomError>> {
-        &action.yut
-    }
-}
-
-impl Pick for Baduk {
-    fn pick(action: &AnyAction) -> &OnceLock<Result<RoomAction<Self>, RoomError>> {
-        &action.baduk
     }
 }
 

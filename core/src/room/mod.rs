@@ -17,6 +17,7 @@ mod ledger;
 mod lobby;
 mod name;
 mod poll;
+mod version;
 mod view;
 
 use std::collections::BTreeMap;
@@ -30,9 +31,7 @@ use bot::Due;
 pub use bot::{BOT_THINK_MAX_MS, BOT_THINK_MIN_MS, bot_name};
 pub use error::{ErrorKind, RoomError};
 pub use ledger::{ANSWERS_PER_PLAYER, Answer, Ledger, RECENT_REQUESTS, RequestId};
-pub use lobby::{
-    AnyAction, LobbyAction, LobbyEvent, MAX_BARRED, Pick, RoomAction, RoomEvent, bar_of,
-};
+pub use lobby::{LobbyAction, LobbyEvent, MAX_BARRED, RoomAction, RoomEvent, bar_of};
 pub use name::{
     MAX_MARKS_PER_GRAPHEME, MAX_NAME_BYTES, MAX_NAME_GRAPHEMES, PlayerName, clean_text, player_name,
 };
@@ -40,6 +39,7 @@ pub use poll::{
     AFTER_DEADLINE_MS, POLL_AWAITED_MS, POLL_FINISHED_MS, POLL_MIN_MS, POLL_SOON_MS,
     POLL_SPECTATOR_MS,
 };
+pub use version::Version;
 pub use view::{PlayerView, ResultView, RoomView, Status};
 
 use crate::game::{Actor, Game, Millis, PlayerId, RuleError};

@@ -243,7 +243,36 @@ fn act(
     action: serde_json::Value,
     now: Millis,
 ) -> Result<(), RoomError> {
-    room.act(p, RoomAction::from_json(action)?, now).map(|_| ())
+    room.act(p, typed(action)?, now).map(|_| ())
+}
+
+/// The typed action a JSON action names (the HTTP edge's work; the room sees typed actions).
+fn typed(action: serde_json::Value) -> Result<RoomAction<Tally>, RoomError> {
+    let bad = |e: serde_json::Error| RoomError::BadAction(e.to_string());
+    let field = |key: &str| action.get(key).cloned().unwrap_or_default();
+    let lobby = match action["type"].as_str().unwrap_or_default() {
+        "start" => LobbyAction::Start,
+        "leave" => LobbyAction::Leave,
+        "addBot" => LobbyAction::AddBot {
+            level: serde_json::from_value(field("level")).map_err(bad)?,
+        },
+        "kick" => LobbyAction::Kick {
+            player_id: serde_json::from_value(field("playerId")).map_err(bad)?,
+        },
+        "moveSeat" => LobbyAction::MoveSeat {
+            player_id: serde_json::from_value(field("playerId")).map_err(bad)?,
+            seat: serde_json::from_value(field("seat")).map_err(bad)?,
+        },
+        "setOptions" => LobbyAction::SetOptions {
+            options: serde_json::from_value(field("options")).map_err(bad)?,
+        },
+        _ => {
+            return serde_json::from_value(action)
+                .map(RoomAction::Game)
+                .map_err(bad);
+        }
+    };
+    Ok(RoomAction::Lobby(lobby))
 }
 
 fn started() -> (Room<Tally>, PlayerId, PlayerId) {
@@ -525,19 +554,6 @@ fn a_room_round_trips_through_its_stored_form() {
     let bytes = postcard::to_allocvec(&room).unwrap();
     let back: Room<Tally> = postcard::from_bytes(&bytes).unwrap();
     assert_eq!(back, room);
-}
-
-#[test]
-fn lobby_actions_refuse_unknown_fields_even_without_a_payload() {
-    for bad in [
-        json!({"type": "start", "now": true}),
-        json!({"type": "leave", "x": 1}),
-        json!({"type": "kick", "playerId": "p2", "why": "x"}),
-        json!({"type": "moveSeat", "playerId": "p2"}),
-    ] {
-        let err = RoomAction::<Tally>::from_json(bad.clone()).unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::Malformed, "{bad}");
-    }
 }
 
 /// Everyone seen at `now`.

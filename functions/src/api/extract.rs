@@ -9,111 +9,26 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
 use madang_core::room::TokenHash;
-use serde::de::DeserializeOwned;
+use serde::Deserialize;
 
 use crate::error::ApiError;
 
 /// Request bodies larger than this are refused with 413 before they are parsed.
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
 
-/// Parses a JSON body into `T`; every failure is a 400 that says what is wrong.
-///
-/// A number with a zero fraction (`4.0`) is read as the integer it is wherever the body has
-/// one: JSON Schema's `integer` (the OpenAPI document's) allows it, so the parser does too.
-pub fn json_body<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
+/// Parses a JSON body into `T`, in one pass and strictly ([`super::strict`]: a key twice is
+/// refused, a number with a zero fraction reads as an integer); every failure is a 400 that
+/// says what is wrong.
+pub fn json_body<'a, T: Deserialize<'a>>(body: &'a Bytes) -> Result<T, ApiError> {
     if body.len() > MAX_BODY_BYTES {
         return Err(ApiError::TooLarge);
     }
-    let malformed =
-        |e: serde_json::Error| ApiError::Malformed(format!("JSON 본문을 읽을 수 없어요: {e}"));
-    let Strict(mut value) = serde_json::from_slice(body).map_err(malformed)?;
-    whole_numbers_as_integers(&mut value);
-    serde_json::from_value(value).map_err(malformed)
-}
-
-/// A JSON value read with every object's keys unique: `{"a":1,"a":2}` is refused, where
-/// serde_json keeps the last (and a proxy or another parser in between might keep the first).
-struct Strict(serde_json::Value);
-
-impl<'de> serde::Deserialize<'de> for Strict {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(StrictVisitor).map(Strict)
-    }
-}
-
-struct StrictVisitor;
-
-impl<'de> serde::de::Visitor<'de> for StrictVisitor {
-    type Value = serde_json::Value;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a JSON value")
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
-        Ok(v.into())
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(v.into())
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(v.into())
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
-        Ok(serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(v.into())
-    }
-    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-        Ok(v.into())
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(serde_json::Value::Null)
-    }
-    fn visit_none<E>(self) -> Result<Self::Value, E> {
-        Ok(serde_json::Value::Null)
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut items = Vec::new();
-        while let Some(Strict(item)) = seq.next_element()? {
-            items.push(item);
-        }
-        Ok(serde_json::Value::Array(items))
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut object = serde_json::Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            let Strict(value) = map.next_value()?;
-            if object.contains_key(&key) {
-                return Err(serde::de::Error::custom(format!(
-                    "`{key}` 키가 두 번 나왔어요"
-                )));
-            }
-            object.insert(key, value);
-        }
-        Ok(serde_json::Value::Object(object))
-    }
-}
-
-/// Rewrites every number with a zero fraction (in the `u64`/`i64` range) as an integer.
-pub fn whole_numbers_as_integers(value: &mut serde_json::Value) {
-    use serde_json::Value;
-    match value {
-        Value::Number(n) if n.is_f64() => {
-            if let Some(f) = n.as_f64().filter(|f| f.fract() == 0.0) {
-                // Within ±2^53 every whole f64 is exact, so the conversion loses nothing.
-                const EXACT: f64 = 9_007_199_254_740_992.0;
-                if (0.0..=EXACT).contains(&f) {
-                    *value = Value::from(f as u64);
-                } else if (-EXACT..0.0).contains(&f) {
-                    *value = Value::from(f as i64);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(whole_numbers_as_integers),
-        Value::Object(map) => map.values_mut().for_each(whole_numbers_as_integers),
-        _ => {}
-    }
+    super::strict::from_slice(body).map_err(|e| {
+        ApiError::Malformed(format!(
+            "JSON 본문을 읽을 수 없어요: {}",
+            super::strict::message(&e)
+        ))
+    })
 }
 
 /// A query parameter holding a non-negative integer, also written with a zero fraction
@@ -131,6 +46,14 @@ pub fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64
         .filter(|f| f.fract() == 0.0 && (0.0..=9_007_199_254_740_992.0).contains(f))
         .map(|f| Some(f as u64))
         .ok_or_else(|| serde::de::Error::custom(format!("`{text}`: 0 이상의 정수여야 해요.")))
+}
+
+/// A query parameter naming a room's version (`since`): a non-negative integer, as
+/// [`whole_number`] reads it.
+pub fn version<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<madang_core::room::Version>, D::Error> {
+    whole_number(d).map(|n| n.map(madang_core::room::Version::new))
 }
 
 /// Where a bearer token arrives when CloudFront's origin access control signs the request to the

@@ -3,6 +3,7 @@
 //! Routes are declared once, in the `routes!` macro below: the same list builds the router and
 //! [`ROUTES`], which the tests hold against the OpenAPI document so a route can't go undocumented.
 
+pub mod actions;
 mod chat;
 mod compress;
 mod extract;
@@ -11,6 +12,7 @@ pub mod ids;
 mod openapi;
 pub mod requests;
 mod rooms;
+pub mod strict;
 mod web;
 
 use std::sync::Arc;

@@ -13,7 +13,7 @@ use std::sync::LazyLock;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use madang_core::baduk::{Baduk, BadukAction, BadukOptions};
-use madang_core::room::{LobbyAction, RoomEvent, RoomView};
+use madang_core::room::{RoomEvent, RoomView};
 use madang_core::yut::{self, Yut, YutOptions};
 use madang_infra::RoomStore;
 use schemars::generate::{Contract, SchemaSettings};
@@ -178,7 +178,7 @@ enum CreateRoom {
 #[allow(dead_code)]
 enum Action {
     /// `setOptions`, `moveSeat`, `start`, `leave`, `kick`.
-    Lobby(LobbyAction<serde_json::Value>),
+    Lobby(super::actions::LobbyActionSchema),
     /// 윷놀이 rooms: `THROW`, `MOVE`, `CONCEDE`, `RECOMMEND`, `TAKE_CONTROL`.
     Yut(yut::Action),
     /// 바둑 rooms: `place`, `pass`, `toggleDead`, `toggleSeki`, `agreeScore`, `resumePlay`,

@@ -3,27 +3,28 @@
 //! options type, an action a typed action of either game.
 
 use madang_core::Game;
-use madang_core::room::{AnyAction, GameKind, digest32};
+use madang_core::room::{GameKind, digest32};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::error::ApiError;
 use madang_core::room::player_name;
 
-use crate::service::{ActionRequest, Idempotency, NewRoom, RoomOptions};
+use crate::service::{Idempotency, NewRoom, RoomOptions};
 
 /// `POST /rooms` body.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct CreateBody {
+pub struct CreateBody<'a> {
     /// `"yut"` or `"baduk"`.
     pub game: String,
     /// The creator's display name.
     pub name: String,
-    /// The game's options; missing fields take the game's defaults.
-    #[serde(default)]
-    pub options: Option<Value>,
+    /// The game's options, as their text in the body (read once the game is known); missing
+    /// fields take the game's defaults.
+    #[serde(default, borrow)]
+    pub options: Option<&'a RawValue>,
     /// `MADANG_DEV=1` only: seed the room's generator for a reproducible game. Without the
     /// `dev` feature there is no such field (`deny_unknown_fields` refuses it).
     #[cfg(feature = "dev")]
@@ -31,27 +32,27 @@ pub struct CreateBody {
     pub seed: Option<u64>,
 }
 
-fn options_of<G: Game>(options: Option<Value>) -> Result<G::Options, ApiError>
+fn options_of<G: Game>(options: Option<&RawValue>) -> Result<G::Options, ApiError>
 where
     G::Options: DeserializeOwned,
 {
     match options {
-        Some(v) => serde_json::from_value(object(v)?)
-            .map_err(|e| ApiError::Malformed(format!("options: {e}"))),
+        Some(raw) => super::strict::from_str(object(raw)?)
+            .map_err(|e| ApiError::Malformed(format!("options: {}", super::strict::message(&e)))),
         None => Ok(G::Options::default()),
     }
 }
 
 /// `options` as the object it must be: serde reads a struct from a positional array too
 /// (`[2, true]`), which no client means and no schema allows.
-fn object(options: Value) -> Result<Value, ApiError> {
-    match options {
-        Value::Object(_) => Ok(options),
+fn object(options: &RawValue) -> Result<&str, ApiError> {
+    match options.get() {
+        text if text.starts_with('{') => Ok(text),
         _ => Err(ApiError::Malformed("options는 객체({…})여야 해요.".into())),
     }
 }
 
-impl CreateBody {
+impl CreateBody<'_> {
     /// The typed request.
     pub fn parse(self) -> Result<NewRoom, ApiError> {
         let kind = GameKind::parse(&self.game).ok_or_else(|| ApiError::Invalid {
@@ -80,30 +81,6 @@ pub struct JoinBody {
     /// The joiner's display name, 1–20 characters after trimming.
     #[schemars(length(min = 1, max = super::openapi::MAX_NAME_CHARS))]
     pub name: String,
-}
-
-/// `POST /rooms/{id}/actions` body.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct ActionBody {
-    /// The version the client acted on; a stale one is refused with 409 and the current room.
-    #[serde(default)]
-    pub expected_version: Option<u64>,
-    /// The action, tagged by `type`.
-    pub action: Value,
-}
-
-impl ActionBody {
-    /// The typed request. A `setOptions` whose `options` is not an object is refused here.
-    pub fn parse(self) -> Result<ActionRequest, ApiError> {
-        if self.action.get("options").is_some_and(|o| !o.is_object()) {
-            return Err(ApiError::Malformed("options는 객체({…})여야 해요.".into()));
-        }
-        Ok(ActionRequest {
-            expected_version: self.expected_version,
-            action: AnyAction::parse(&self.action),
-        })
-    }
 }
 
 /// An `Idempotency-Key` with the raw body it came with, hashed for the room's ledger.

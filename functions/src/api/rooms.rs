@@ -11,18 +11,18 @@ use axum::response::{IntoResponse, Response};
 use madang_core::{Millis, PlayerId};
 use madang_infra::RoomStore;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use serde_json::json;
 use serde_json::value::RawValue;
 
+use super::actions::ActionBody;
 use super::extract::{Client, bearer, idempotency_key, json_body};
 use super::ids::{RoomId, digest_of};
-use super::requests::{ActionBody, CreateBody, JoinBody, idempotency};
+use super::requests::{CreateBody, JoinBody, idempotency};
 use crate::app::App;
 use crate::error::ApiError;
 use crate::live::ViewUrl;
 use crate::service::{self, Read};
-use madang_core::room::{bar_of, player_name};
+use madang_core::room::{Version, bar_of, player_name};
 
 /// The body, or why it could not be read (over the size limit → 413).
 fn body_of(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
@@ -48,7 +48,8 @@ pub async fn create<S: RoomStore>(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     app.guard.create(client.0)?;
-    let request = json_body::<CreateBody>(&body_of(body)?)?.parse()?;
+    let body = body_of(body)?;
+    let request = json_body::<CreateBody>(&body)?.parse()?;
     let seated = Box::pin(service::create_room(&app, request)).await?;
     record("room", digest_of(&seated.room_id).as_str());
     let body = SeatedBody {
@@ -76,7 +77,7 @@ struct SeatedBody<'a> {
 #[derive(Serialize)]
 struct ActedBody<'a> {
     version: u64,
-    events: &'a Value,
+    events: &'a [Box<RawValue>],
     room: &'a RawValue,
 }
 
@@ -117,8 +118,8 @@ pub async fn join<S: RoomStore>(
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PollQuery {
-    #[serde(default, deserialize_with = "super::extract::whole_number")]
-    since: Option<u64>,
+    #[serde(default, deserialize_with = "super::extract::version")]
+    since: Option<Version>,
     #[serde(default, deserialize_with = "super::extract::whole_number")]
     wait: Option<u64>,
 }
@@ -190,7 +191,7 @@ pub async fn get<S: RoomStore>(
 }
 
 /// The version an `If-None-Match` tag names (`"V"`), if it names one.
-fn version_of_tag(tag: &[u8]) -> Option<u64> {
+fn version_of_tag(tag: &[u8]) -> Option<Version> {
     std::str::from_utf8(tag.strip_prefix(b"\"")?.strip_suffix(b"\"")?)
         .ok()?
         .parse()
@@ -220,7 +221,7 @@ pub async fn act<S: RoomStore>(
     let request = json_body::<ActionBody>(&body)?.parse()?;
     let token = bearer(&headers)?.ok_or(ApiError::Unauthorized)?;
     let key = idempotency(idempotency_key(&headers)?, &body);
-    record("action", request.action.kind.as_str());
+    record("action", request.kind.as_str());
     // The service's future holds the room (several KB) across its awaits: on the heap it is
     // written once, instead of copied again by every layer the handler's future passes through
     // (that copying was a tenth of an action's CPU).

@@ -1,25 +1,17 @@
 //! Applying one lobby or game action for the holder of a token.
 
-use madang_core::room::{Answer, AnyAction, Pick, Presence, Room, TokenHash};
+use madang_core::room::{Answer, Presence, Room, TokenHash};
 use madang_core::{Millis, PlayerId, with_room};
 use madang_infra::RoomStore;
-use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::action::{ActionRequest, Pick};
 use super::bots::BotMoves;
+use super::events::{Events, render};
 use super::new_request_id;
-use super::save::{Target, events_json, transact};
+use super::save::{Target, transact};
 use crate::app::App;
 use crate::error::ApiError;
-
-/// `POST /rooms/{id}/actions`, parsed.
-#[derive(Clone, Debug)]
-pub struct ActionRequest {
-    /// The version the client acted on; a stale one is refused with 409 and the current room.
-    pub expected_version: Option<u64>,
-    /// The action, parsed for either game.
-    pub action: AnyAction,
-}
 
 /// An `Idempotency-Key` and the body it came with, hashed.
 #[derive(Clone, Copy, Debug)]
@@ -37,7 +29,7 @@ pub struct Acted {
     pub version: u64,
     /// What happened: overdue timeouts fired first, then the action's own events, then what the
     /// action made due at once (a bot's turn).
-    pub events: Value,
+    pub events: Events,
     /// The room as the caller now sees it.
     pub room: Box<RawValue>,
     /// This is the remembered first answer to a retried `Idempotency-Key`.
@@ -49,7 +41,7 @@ enum Step {
     /// Applied (or replayed): version and events.
     Done {
         version: u64,
-        events: Value,
+        events: Events,
         replayed: bool,
     },
     /// The caller's `expectedVersion` is stale.
@@ -65,7 +57,7 @@ pub async fn act<S: RoomStore>(
     idempotency: Option<Idempotency>,
 ) -> Result<Acted, ApiError> {
     // 한 판 더 opens another room; it is safe to repeat by construction (no key needed).
-    if request.action.is_rematch() {
+    if request.is_rematch() {
         return super::rematch::rematch(app, id, token).await;
     }
     let mut player = None;
@@ -111,7 +103,7 @@ fn act_in<G: Pick>(
     player: &PlayerId,
     request: &ActionRequest,
     idempotency: Option<Idempotency>,
-    fired: &[Value],
+    fired: &Events,
     (presence, moves): (&Presence, &mut BotMoves),
     now: Millis,
 ) -> Result<Step, ApiError> {
@@ -124,23 +116,25 @@ fn act_in<G: Pick>(
     {
         return Ok(Step::Done {
             version: answer.version,
-            events: Value::Array(Vec::new()),
+            events: Events::new(),
             replayed: true,
         });
     }
-    if request.expected_version.is_some_and(|v| v != room.version) {
+    if request
+        .expected_version
+        .is_some_and(|v| !v.is(room.version))
+    {
         return Ok(Step::Stale);
     }
-    let action = request.action.of::<G>()?.clone();
+    let action = request.for_game::<G>()?;
     let acted = room.act(player, action, now)?;
     // What the action made due at once — a bot's or an auto-played seat's turn — plays now, so
     // the caller sees it in this answer (nothing else can be due yet: every other deadline is
     // in the future after an accepted action).
     let followed = super::bots::catch_up(room, now, presence, moves);
-    let mut events: Vec<Value> = fired.to_vec();
-    events.extend(events_json(&acted)?);
-    events.extend(events_json(&followed)?);
-    let events = Value::Array(events);
+    let mut events = fired.clone();
+    render(&acted, &mut events)?;
+    render(&followed, &mut events)?;
     if let Some(Idempotency { key, body }) = idempotency {
         room.remember(Answer {
             player: player.clone(),

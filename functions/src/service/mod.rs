@@ -5,7 +5,9 @@
 //!   as loaded for one request ([`Loaded`]).
 //! - [`seat`]: creating a room and joining one.
 //! - [`rematch`]: 한 판 더 — a finished game's players get one new lobby.
+//! - [`action`]: an action typed at the edge, and the room's game picking its own.
 //! - [`mod@act`]: applying a lobby or game action, with `Idempotency-Key` replays.
+//! - [`events`]: events rendered once, as answers carry them.
 //! - [`chat`]: table talk beside the room (never through `transact`: chat changes no room).
 //! - [`mod@read`]: reading a room (and long-polling it), and its SGF record.
 //! - [`bots`]: computer players' moves in the catch-up, timed and counted once saved.
@@ -14,8 +16,10 @@
 //! typed options, a typed action): the api layer does that once, before any retry.
 
 pub mod act;
+pub mod action;
 pub mod bots;
 pub mod chat;
+pub mod events;
 pub mod read;
 pub mod rematch;
 pub mod save;
@@ -26,7 +30,8 @@ use madang_core::PlayerId;
 use madang_core::room::{RequestId, Room};
 use serde_json::value::RawValue;
 
-pub use act::{Acted, ActionRequest, Idempotency, act};
+pub use act::{Acted, Idempotency, act};
+pub use action::{Action, ActionRequest, Options, Pick, Refusal};
 pub use read::{Read, read, sgf};
 pub use save::{Loaded, PRESENCE_WRITE_INTERVAL_MS};
 pub use seat::{NewRoom, RoomOptions, Seated, create_room, join_room};

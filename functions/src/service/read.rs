@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use madang_core::room::{AnyRoom, TokenHash};
+use madang_core::room::{AnyRoom, TokenHash, Version};
 use madang_core::{Millis, PlayerId};
 use madang_infra::{RoomStore, StoredRoom};
 use serde_json::value::RawValue;
@@ -84,11 +84,11 @@ async fn unchanged<S: RoomStore>(
     app: &App<S>,
     id: &str,
     token: Option<&TokenHash>,
-    known: u64,
+    known: Version,
 ) -> Result<Option<Read>, ApiError> {
     let now = app.clock.now();
     let stored = app.store.peek(id, now).await?;
-    if stored.version != known {
+    if !known.is(stored.version) {
         return Ok(None);
     }
     let mut loaded = Loaded::from_stored(stored).map_err(|e| ApiError::Internal(Box::new(e)))?;
@@ -106,7 +106,7 @@ async fn unchanged<S: RoomStore>(
         return Ok(None);
     }
     Ok(Some(Read::NotModified {
-        version: known,
+        version: known.get(),
         poll_after: loaded.poll_after(viewer.as_ref(), now),
     }))
 }
@@ -120,8 +120,8 @@ pub async fn read<S: RoomStore>(
     app: &App<S>,
     id: &str,
     token: Option<&TokenHash>,
-    since: Option<u64>,
-    if_none_match: Option<u64>,
+    since: Option<Version>,
+    if_none_match: Option<Version>,
     wait: Duration,
 ) -> Result<Read, ApiError> {
     // What the client already has, if this read must answer at once: a short poll.
@@ -148,7 +148,7 @@ pub async fn read<S: RoomStore>(
             now,
         } = settle(app, target, token).await?;
         let version = loaded.room.version();
-        let Some(since) = since.filter(|since| version <= *since) else {
+        let Some(since) = since.map(Version::get).filter(|since| version <= *since) else {
             return Ok(Read::Fresh {
                 version,
                 room: loaded.view(viewer.as_ref(), now)?,

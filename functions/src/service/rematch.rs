@@ -8,13 +8,13 @@
 //! The lobby is created before it is announced, so a client that sees `rematchRoomId` always
 //! finds the room there.
 
-use madang_core::room::{Room, TokenHash};
+use madang_core::room::{LobbyEvent, Room, TokenHash};
 use madang_core::{Game, GameRng, PlayerId, with_room};
 use madang_infra::RoomStore;
-use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::act::Acted;
+use super::events::rendered;
 use super::save::{Loaded, Target, transact};
 use super::seat::base64url;
 use super::{new_request_id, random_bytes};
@@ -113,13 +113,13 @@ pub async fn rematch<S: RoomStore>(
     )
     .await?;
     let events = if marked.outcome {
-        vec![json!({"type": "rematchCreated", "roomId": new_id})]
+        rendered(&[LobbyEvent::RematchCreated { room_id: new_id }])?
     } else {
         Vec::new()
     };
     Ok(Acted {
         version: marked.loaded.room.version(),
-        events: Value::Array(events),
+        events,
         room: marked.loaded.view(asker.as_ref(), marked.now)?,
         replayed: false,
     })

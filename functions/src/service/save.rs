@@ -19,9 +19,9 @@
 use madang_core::room::{AnyRoom, DecodeError, Presence, RequestId};
 use madang_core::{Millis, PlayerId, with_room};
 use madang_infra::{RoomStore, StoreError, StoredRoom};
-use serde_json::Value;
 
 use super::bots::{self, BotMoves};
+use super::events::{Events, rendered};
 use crate::error::ApiError;
 use crate::metrics::{self, Metric};
 
@@ -104,12 +104,13 @@ impl Loaded {
         }
     }
 
-    /// Fires every timeout due at `now`; returns their events (each timeout a new version).
-    pub fn catch_up(&mut self, now: Millis) -> Result<Vec<Value>, ApiError> {
+    /// Fires every timeout due at `now`; returns their events, rendered (each timeout a new
+    /// version).
+    pub fn catch_up(&mut self, now: Millis) -> Result<Events, ApiError> {
         self.overdue_since = self.due_at().filter(|due| *due <= now);
         let presence = &self.presence;
         let moves = &mut self.bot_moves;
-        with_room!(&mut self.room, r => events_json(&bots::catch_up(r, now, presence, moves)))
+        with_room!(&mut self.room, r => rendered(&bots::catch_up(r, now, presence, moves)))
     }
 
     /// When the room's next timeout fires if nobody shows up (what the sweeper indexes).
@@ -172,14 +173,6 @@ impl Loaded {
     }
 }
 
-/// Events as JSON values. An event that cannot be rendered is a bug: a 500 with its cause.
-pub fn events_json<E: serde::Serialize>(events: &[E]) -> Result<Vec<Value>, ApiError> {
-    events
-        .iter()
-        .map(|e| serde_json::to_value(e).map_err(|e| ApiError::Internal(Box::new(e))))
-        .collect()
-}
-
 /// Where a change starts from. (One lives per request, on the stack of its future: boxing the
 /// larger variants would buy nothing but allocations.)
 #[allow(clippy::large_enum_variant)]
@@ -217,7 +210,7 @@ pub async fn transact<S, T, W>(
 ) -> Result<Saved<T>, ApiError>
 where
     S: RoomStore,
-    W: FnMut(&mut Loaded, &[Value], Millis) -> Result<T, ApiError>,
+    W: FnMut(&mut Loaded, &Events, Millis) -> Result<T, ApiError>,
 {
     let (id, mut next) = match target {
         Target::Load(id) => (id.to_owned(), None),
