@@ -22,6 +22,7 @@ pub mod games;
 #[path = "lambda/emulator.rs"]
 pub mod lambda;
 pub mod live;
+pub mod live_chat;
 pub mod overdue;
 pub mod race;
 #[path = "lambda/store_proxy.rs"]

@@ -34,6 +34,12 @@ impl Drop for Server {
 /// `cargo build -p madang-functions --bins`) with `MADANG_DEV=1` on 127.0.0.1 port 0, on a fresh
 /// data directory.
 pub async fn spawn_madang() -> Server {
+    spawn_madang_with(&[]).await
+}
+
+/// [`spawn_madang`] with more environment variables (e.g. lifting the per-client limits for a
+/// test that makes many rooms from one address).
+pub async fn spawn_madang_with(env: &[(&str, &str)]) -> Server {
     let data = std::env::temp_dir().join(format!(
         "madang-live-{}",
         madang_infra::contract::fresh_id("live")
@@ -44,6 +50,7 @@ pub async fn spawn_madang() -> Server {
         .env("MADANG_DATA", &data)
         .env("MADANG_DEV", "1")
         .env("RUST_LOG", "warn")
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -80,6 +87,8 @@ pub enum Heard {
     Version(u64),
     /// `pong`.
     Pong,
+    /// `chat`, with its message `M`.
+    Chat(Value),
     /// `error` with its code.
     Error(String),
     /// The socket closed (with its close code, if any).
@@ -130,6 +139,7 @@ impl Live {
                     return match v["type"].as_str() {
                         Some("version") => Heard::Version(v["version"].as_u64().unwrap()),
                         Some("pong") => Heard::Pong,
+                        Some("chat") => Heard::Chat(v["message"].clone()),
                         Some("error") => Heard::Error(v["code"].as_str().unwrap().to_owned()),
                         other => panic!("unexpected frame {other:?}: {text}"),
                     };
@@ -148,7 +158,7 @@ impl Live {
         loop {
             match self.next().await {
                 Heard::Version(v) => return v,
-                Heard::Pong => continue,
+                Heard::Pong | Heard::Chat(_) => continue,
                 other => panic!("expected a version, heard {other:?}"),
             }
         }
@@ -166,12 +176,36 @@ impl Live {
         }
     }
 
+    /// Sends `ping` and returns the chat messages heard before its `pong` (versions are
+    /// skipped). The server passes on what was announced before a frame before it answers the
+    /// frame, so once the `pong` is heard, every message posted before the `ping` went out has
+    /// arrived if it was going to: a barrier, not a wait.
+    pub async fn chats_until_pong(&mut self) -> Vec<Value> {
+        self.send(r#"{"type":"ping"}"#).await;
+        let mut chats = Vec::new();
+        loop {
+            match self.next().await {
+                Heard::Pong => return chats,
+                Heard::Chat(m) => chats.push(m),
+                Heard::Version(_) => continue,
+                other => panic!("expected chat or pong, heard {other:?}"),
+            }
+        }
+    }
+
+    /// Waits until the hello was taken (a ping answered after it): from then on every chat
+    /// message the viewer may see is passed on.
+    pub async fn ready(&mut self) {
+        let early = self.chats_until_pong().await;
+        assert!(early.is_empty(), "no chat replayed at hello: {early:?}");
+    }
+
     /// The error code the server refuses with, then checks the socket closes.
     pub async fn refused(&mut self) -> String {
         let code = loop {
             match self.next().await {
                 Heard::Error(code) => break code,
-                Heard::Version(_) | Heard::Pong => continue,
+                Heard::Version(_) | Heard::Pong | Heard::Chat(_) => continue,
                 Heard::Closed(c) => panic!("closed ({c:?}) without an error frame"),
             }
         };

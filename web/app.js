@@ -87,10 +87,20 @@ async function openRoom(roomId) {
   session.listeners.add(render);
   render();
   current.watch = session.watch(undefined, {
+    ...chatOverLive(current.chat),
     onError: (e) => {
       if (e instanceof MadangError && e.status === 0) toast('연결이 끊겼어요. 다시 연결하는 중…', 'error');
     },
   });
+}
+
+/** The live socket's chat frames and state, handed to the chat drawer. */
+function chatOverLive(chat) {
+  return {
+    onChat: (m) => chat?.receive(m),
+    onHello: () => chat?.hello(),
+    status: (up) => chat?.live(up),
+  };
 }
 
 /**
@@ -175,7 +185,7 @@ function renderRoom(state) {
         session.playerId = seated.playerId;
         state.watch?.stop();
         await session.refresh();
-        state.watch = session.watch();
+        state.watch = session.watch(undefined, chatOverLive(state.chat));
         renderRoom(state);
       }),
       roomLobby(client, room, act, () => {

@@ -1,6 +1,8 @@
-// Table talk: the chat drawer of a room (lobby and both game screens). Until the live channel
-// lands it polls `GET /rooms/{id}/chat?after=N` every few seconds; every message is drawn with
-// textContent, never as HTML.
+// Table talk: the chat drawer of a room (lobby and both game screens). Messages arrive over the
+// room's live socket (`{"type":"chat","message":M}`, handed in by `receive`); once a socket's
+// hello is taken (`hello()`) the drawer catches up once with `GET /rooms/{id}/chat?after=N`, and
+// while the socket is down (`live(false)`: never up, dropped, blocked) it polls that every few
+// seconds instead. Every message is drawn with textContent, never as HTML.
 //
 // Tabs: 전체 (the room), 팀 (a 윷놀이 team game, players only), 관전석 (spectators only: the
 // gallery's talk, which players never receive). An emote bar sends the game's fixed phrases
@@ -10,7 +12,7 @@
 // phone (it never floats over the board), and a column to the right of it on a wide screen.
 import { h, seats, showError } from './ui.js';
 
-/** How often the drawer asks for new messages while a room is open. */
+/** How often the drawer asks for new messages while the live socket is down. */
 const POLL_MS = 2500;
 
 const TAB_LABEL = { room: '전체', team: '팀', spectators: '관전석' };
@@ -30,6 +32,10 @@ export function chatDrawer(client, session) {
     timer: null,
     stopped: false,
     muted: [],
+    // The live socket is up and its hello taken: messages come by it, no polling.
+    live: false,
+    ticking: false,
+    seen: new Set(),
   };
 
   const badge = h('span', { class: 'chat-badge', testid: 'chat-unread', hidden: true });
@@ -168,7 +174,8 @@ export function chatDrawer(client, session) {
     }
     try {
       await client.say(session.roomId, body, { token: spectator ? null : session.token });
-      await poll();
+      // Live, the message comes back over the socket like everyone else's.
+      if (!state.live) await poll();
       return true;
     } catch (e) {
       showError(e);
@@ -193,29 +200,46 @@ export function chatDrawer(client, session) {
       state.token = session.token;
       state.messages = [];
       state.last = 0;
+      state.seen = new Set();
       state.unread = { room: 0, team: 0, spectators: 0 };
     }
     try {
       const fresh = await client.chat(session.roomId, { token: state.token, after: state.last });
       if (!fresh || state.stopped) return;
       for (const m of fresh) {
-        if (m.seq <= state.last) continue;
-        state.messages.push(m);
-        state.last = m.seq;
-        const mine = m.from != null && m.from === state.room?.you;
-        if (!mine && !(state.open && state.tab === m.to)) state.unread[m.to] += 1;
+        state.last = Math.max(state.last, m.seq);
+        add(m);
       }
-      state.messages = state.messages.slice(-100);
       draw();
     } catch {
       // A failed poll is retried on the next tick; the room screen reports connection trouble.
     }
   }
 
+  /**
+   * Keeps one message (from a poll or the socket), once, in `seq` order. Only polls move the poll
+   * cursor `last`: a message from the socket may overtake older ones a catch-up has yet to bring.
+   */
+  function add(m) {
+    if (state.seen.has(m.seq)) return false;
+    state.seen.add(m.seq);
+    state.messages.push(m);
+    state.messages.sort((a, b) => a.seq - b.seq);
+    if (state.messages.length > 100) state.messages = state.messages.slice(-100);
+    const mine = m.from != null && m.from === state.room?.you;
+    if (!mine && !(state.open && state.tab === m.to)) state.unread[m.to] += 1;
+    return true;
+  }
+
   function tick() {
-    if (state.stopped) return;
+    // One chain of polls at a time: a poll in flight schedules the next itself.
+    if (state.stopped || state.ticking) return;
+    clearTimeout(state.timer);
+    if (state.live) return;
+    state.ticking = true;
     poll().finally(() => {
-      if (!state.stopped) state.timer = setTimeout(tick, POLL_MS);
+      state.ticking = false;
+      if (!state.stopped && !state.live) state.timer = setTimeout(tick, POLL_MS);
     });
   }
 
@@ -225,6 +249,24 @@ export function chatDrawer(client, session) {
   tick();
 
   return {
+    /** A message the live socket brought (only what this viewer may see). */
+    receive(m) {
+      if (state.stopped || session.token !== state.token) return;
+      if (add(m)) draw();
+    },
+    /** The live socket's hello was taken: catch up once; the socket brings the rest. */
+    hello() {
+      if (state.stopped) return;
+      state.live = true;
+      clearTimeout(state.timer);
+      poll();
+    },
+    /** The live socket went up or down; down: poll again until the next hello. */
+    live(up) {
+      if (up || state.stopped) return;
+      state.live = false;
+      tick();
+    },
     /** Takes the room as the page now shows it (tabs, rights, the option, the game's emotes). */
     update(room) {
       state.room = room;

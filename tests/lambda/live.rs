@@ -108,3 +108,9 @@ async fn a_vanished_connection_is_forgotten_at_the_first_410_and_refusals_close(
     chatty.hello(&room, None, 3).await;
     assert_eq!(chatty.refused().await, "RATE_LIMITED");
 }
+
+#[tokio::test]
+async fn a_team_message_reaches_the_teammates_connection_and_not_the_other_teams() {
+    let stack = live_stack("live-chat").await;
+    madang_tests::live_chat::check_a_team_message_reaches_the_teammate_only(&stack.app).await;
+}

@@ -341,6 +341,11 @@ async fn live_posts_and_gone_connections_are_counted_as_the_websocket_front_saw_
     let mut listener = madang_tests::live::Live::watch(&url, &room, Some(&host.token), 1).await;
     stack.app.join(&room, "친구").await;
     assert_eq!(listener.version().await, 2);
+    // Chat goes the same way: each message counted once, each frame posted a LivePost.
+    for text in ["안녕", "반가워", "한 판 해요"] {
+        madang_tests::chat::say_ok(&stack.app, &room, Some(&host), json!({ "text": text })).await;
+    }
+    assert_eq!(listener.chats_until_pong().await.len(), 3);
     stack.vanish_live_connections();
     stack.app.join(&room, "또 친구").await;
 
@@ -353,4 +358,5 @@ async fn live_posts_and_gone_connections_are_counted_as_the_websocket_front_saw_
     assert_eq!(total(&emf, "LivePosts") as u64, posted);
     assert_eq!(total(&emf, "LiveGone") as u64, gone);
     assert_eq!(total(&emf, "LivePostFailures"), 0.0);
+    assert_eq!(total(&emf, "ChatMessages"), 3.0, "one count per message stored");
 }

@@ -135,3 +135,63 @@ async fn a_socket_does_not_outlive_its_room() {
     app.advance_clock(30 * 24 * 60 * 60 * 1000).await;
     assert_eq!(listener.refused().await, "ROOM_NOT_FOUND");
 }
+
+#[tokio::test]
+async fn chat_reaches_exactly_the_sockets_whose_viewer_may_see_it_in_a_team_game() {
+    let server = spawn_madang().await;
+    madang_tests::live_chat::check_the_visibility_matrix_over_sockets(&server.app).await;
+}
+
+#[tokio::test]
+async fn departed_and_kicked_members_sockets_hear_no_more_chat() {
+    let server = spawn_madang().await;
+    madang_tests::live_chat::check_departed_and_kicked_sockets_hear_no_more_chat(&server.app)
+        .await;
+}
+
+/// Random rooms (윷놀이 individual and team, 바둑; lobby or playing; senders among the players
+/// and the gallery, to the room or the team): no viewer ever receives a message outside its
+/// rights, by socket or by poll, and every message it may see arrives by both. A bounded number
+/// of cases (each a room with its sockets on one server), so the run stays near half a minute.
+#[test]
+fn no_viewer_receives_a_message_outside_its_rights_by_socket_or_by_poll() {
+    use madang_tests::live_chat::{RandomRoom, check_a_random_room};
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    // Many rooms from one address: the per-client creation and join budgets are lifted.
+    let server = runtime.block_on(madang_tests::live::spawn_madang_with(&[
+        ("MADANG_LIMIT_CREATES_PER_MIN", "0"),
+        ("MADANG_LIMIT_JOINS_PER_MIN", "0"),
+    ]));
+    let rooms = (
+        0u8..3,
+        0usize..3,
+        any::<bool>(),
+        proptest::collection::vec((0usize..7, any::<bool>()), 1..8),
+    )
+        .prop_map(|(game, size, start, messages)| RandomRoom {
+            game,
+            size,
+            start,
+            messages,
+        });
+    let mut runner = TestRunner::new(Config {
+        cases: 24,
+        max_shrink_iters: 32,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let seed = std::sync::atomic::AtomicU64::new(200);
+    let sent = std::sync::atomic::AtomicUsize::new(0);
+    runner
+        .run(&rooms, |case| {
+            let seed = seed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let n = runtime.block_on(check_a_random_room(&server.app, &case, seed));
+            sent.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+            Ok(())
+        })
+        .unwrap();
+    assert!(sent.into_inner() >= 24, "every case sent messages");
+}

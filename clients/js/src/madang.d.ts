@@ -189,6 +189,10 @@ export declare class RoomSession {
       signal?: AbortSignal;
       /** Hears the live socket go up (`true`) and down. */
       status?: (up: boolean) => void;
+      /** Each chat message the live socket brings (see `LiveWatchOptions.onChat`). */
+      onChat?: (message: ChatMessage) => void;
+      /** The live socket's hello was taken (see `LiveWatchOptions.onHello`). */
+      onHello?: () => void;
       /** The WebSocket implementation (default: the global one; none: long-polls). */
       WebSocket?: LiveSocketConstructor;
     },
@@ -222,6 +226,16 @@ export interface LiveWatchOptions {
   onError?: (error: unknown) => void;
   /** Hears the socket go up (`true`) and down. */
   status?: (up: boolean) => void;
+  /**
+   * Each chat message `M` the server sends over the socket (`{"type":"chat","message":M}`):
+   * only what this caller may see, posted after the hello.
+   */
+  onChat?: (message: ChatMessage) => void;
+  /**
+   * The server took the hello (the `pong` of the `ping` sent right after it): catch up with
+   * `chat(roomId, {after})` now, and the socket brings the rest.
+   */
+  onHello?: () => void;
   signal?: AbortSignal;
   WebSocket?: LiveSocketConstructor;
   /** How often to send `ping` (default 9 minutes, under API Gateway's 10-minute idle cut). */

@@ -396,7 +396,12 @@ export class MadangClient {
    * socket is reopened with backoff (at once when the page becomes visible or the network comes
    * back). A `ping` every `heartbeatMs` (9 min) keeps API Gateway's 10-minute idle cut away.
    * A refused token or a gone room (`UNAUTHORIZED`, `ROOM_NOT_FOUND`) stops it, like a 401/404.
-   * `status(up)` hears the socket go up and down. Returns `{stop, done}`.
+   * `status(up)` hears the socket go up and down. Chat: `onChat(message)` gets each chat message
+   * `M` the server sends (`{"type":"chat","message":M}`: only what this caller may see, and only
+   * what is posted after the hello). The hello is followed by a `ping`; its `pong` says the hello
+   * was taken, and `onHello()` is called then — the moment to catch up on chat with
+   * `chat(roomId, {after})`, since from then on nothing this caller may see is missed by the
+   * socket. Returns `{stop, done}`.
    */
   watchLive(roomId, {
     token,
@@ -404,6 +409,8 @@ export class MadangClient {
     liveUrl,
     room: first,
     onRoom,
+    onChat,
+    onHello,
     onError,
     status,
     signal,
@@ -448,6 +455,7 @@ export class MadangClient {
         else onError?.(error);
       });
     let heartbeat = null;
+    let awaitingHello = null;
     const connect = () => {
       if (controller.signal.aborted || !Socket || !liveUrl) return;
       let ws;
@@ -462,6 +470,9 @@ export class MadangClient {
         const hello = { type: 'hello', roomId, since: known() ?? 0 };
         if (token) hello.token = token;
         ws.send(JSON.stringify(hello));
+        // The server answers frames in order: this ping's pong says the hello was taken.
+        awaitingHello = ws;
+        ws.send('{"type":"ping"}');
         up = true;
         failures = 0;
         status?.(true);
@@ -476,6 +487,11 @@ export class MadangClient {
           return;
         }
         if (frame.type === 'version' && (known() == null || frame.version > known())) readSafely();
+        if (frame.type === 'chat' && frame.message) onChat?.(frame.message);
+        if (frame.type === 'pong' && awaitingHello === ws) {
+          awaitingHello = null;
+          onHello?.();
+        }
         if (frame.type === 'error' && ['UNAUTHORIZED', 'ROOM_NOT_FOUND'].includes(frame.code)) {
           stopWith(new MadangError({ status: frame.code === 'UNAUTHORIZED' ? 401 : 404, code: frame.code }));
         }
@@ -607,9 +623,10 @@ export class RoomSession {
   /**
    * Watches from the held version; `listener` gets every newer room. Through the live channel
    * when the room has a `liveUrl` and a WebSocket is at hand ([`MadangClient.watchLive`],
-   * `status(up)` hears the socket), else by long-polling. Returns `{stop, done}`.
+   * `status(up)` hears the socket; `onChat`, `onHello` as there), else by long-polling (no chat
+   * frames: poll `chat()`). Returns `{stop, done}`.
    */
-  watch(listener, { onError, signal, status, WebSocket = globalThis.WebSocket } = {}) {
+  watch(listener, { onError, onChat, onHello, signal, status, WebSocket = globalThis.WebSocket } = {}) {
     if (listener) this.listeners.add(listener);
     const options = {
       token: this.token,
@@ -625,6 +642,8 @@ export class RoomSession {
             liveUrl: this.room.liveUrl,
             room: this.room,
             status,
+            onChat,
+            onHello,
             WebSocket,
           })
         : this.client.watch(this.roomId, options);

@@ -94,3 +94,63 @@ test('a socket that cannot open falls back to polling on the room schedule', asy
   watch.stop();
   await watch.done;
 });
+
+test('team chat arrives over the socket to the teammate only, with no chat poll', async () => {
+  if (!globalThis.WebSocket) throw new Error('run node with --experimental-websocket (Node 20) or Node 22+');
+  const players = new MadangClient({ baseUrl: server.base });
+  const host = await players.createRoom({ game: 'yut', name: '청1', options: { mode: 'team', turnSeconds: null } });
+  const others = [];
+  for (const name of ['홍1', '청2', '홍2']) others.push(await players.joinRoom(host.roomId, name));
+  const room = await players.getRoom(host.roomId);
+  const teamOf = Object.fromEntries(room.players.map((p) => [p.id, p.team]));
+  const teammate = others.find((o) => teamOf[o.playerId] === teamOf[host.playerId]);
+  const rival = others.find((o) => teamOf[o.playerId] !== teamOf[host.playerId]);
+
+  // Each listener counts its chat polls, and hears chat through `onChat`.
+  const listen = async (seat) => {
+    const chatPolls = { n: 0 };
+    const client = new MadangClient({
+      baseUrl: server.base,
+      fetch: (url, init) => {
+        if (/\/chat\?/.test(String(url))) chatPolls.n += 1;
+        return fetch(url, init);
+      },
+    });
+    const session = client.session({ roomId: host.roomId, token: seat?.token ?? null });
+    await session.refresh();
+    const heardChat = [];
+    let waiting = null;
+    let taken;
+    const hello = new Promise((resolve) => (taken = resolve));
+    const watch = session.watch(undefined, {
+      onHello: taken,
+      onChat: (m) => {
+        heardChat.push(m);
+        if (waiting && waiting.seq === m.seq) waiting.resolve();
+      },
+    });
+    await hello;
+    const until = (seq) =>
+      heardChat.some((m) => m.seq === seq) ? Promise.resolve() : new Promise((resolve) => (waiting = { seq, resolve }));
+    return { client, chatPolls, heardChat, watch, until };
+  };
+  const mate = await listen(teammate);
+  const other = await listen(rival);
+  const gallery = await listen(null);
+
+  const { seq: secret } = await players.say(host.roomId, { text: '청 작전', to: 'team' }, { token: host.token });
+  const { seq: open } = await players.say(host.roomId, { text: '다들 잘 부탁해요' }, { token: host.token });
+  // The room message comes after the team message on every socket: once it is heard, the team
+  // message has come too — if it was going to.
+  for (const l of [mate, other, gallery]) await l.until(open);
+  assert.deepEqual(mate.heardChat.map((m) => m.seq), [secret, open]);
+  assert.deepEqual(other.heardChat.map((m) => m.seq), [open]);
+  assert.deepEqual(gallery.heardChat.map((m) => m.seq), [open]);
+  for (const l of [mate, other, gallery]) {
+    assert.equal(l.chatPolls.n, 0, 'no chat poll: the socket brought it');
+    l.watch.stop();
+    await l.watch.done;
+  }
+  // M exactly as the poll renders it.
+  assert.deepEqual(mate.heardChat, await players.chat(host.roomId, { token: teammate.token }));
+});

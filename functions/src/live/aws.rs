@@ -9,6 +9,11 @@
 //!   (`service::save::transact` calls [`RoomStore::announce`]), which reads the room's registry
 //!   once (eventually consistent: half a unit) and posts `version` to each connection with
 //!   `PostToConnection`, all at once.
+//! - **Every chat message stored** goes the same way (`ChatStore::announce_chat`, called by
+//!   `live::chat::announce` once the post is stored): one read of the registry, then
+//!   `{"type":"chat","message":M}` to each connection whose viewer may receive it — decided per
+//!   connection from the registry's `player` (none: a spectator) by the chat service's one rule
+//!   (`service::chat::live_may_receive`), on the room the post read strongly.
 //! - **Bounded**: the whole announcement takes at most [`ANNOUNCE_BOUND`] on top of the
 //!   action's answer, and never fails it: a post that is late or fails is dropped (delivery is a
 //!   hint; clients converge by reading the room at its next deadline or on the next version).
@@ -32,7 +37,7 @@ use aws_sdk_apigatewaymanagement::Client as PostClient;
 use aws_sdk_apigatewaymanagement::operation::post_to_connection::PostToConnectionError;
 use aws_sdk_apigatewaymanagement::primitives::Blob;
 use madang_core::Millis;
-use madang_infra::live_registry::RegisterError;
+use madang_infra::live_registry::{RegisterError, Watcher};
 use madang_infra::{DynamoStore, RoomStore, StoreError, StoredRoom};
 use serde::{Deserialize, Serialize};
 use tokio::task::JoinSet;
@@ -216,7 +221,26 @@ impl RoomStore for LiveStore {
     }
 
     async fn announce(&self, id: &str, version: u64) {
-        let Some(posts) = &self.posts else { return };
+        let text = ServerFrame::version(version);
+        if !self.post_to_watchers(id, |_| Some(text.clone())).await {
+            tracing::warn!(room_id = id, version, "live: announcement cut at its bound");
+        }
+    }
+}
+
+impl LiveStore {
+    /// Posts to each connection watching room `id` the frame `frame_for` gives it (`None`: that
+    /// connection gets nothing): one read of the room's registry (half a unit), then every post
+    /// at once, a `410 Gone` deleting its registration — all within [`ANNOUNCE_BOUND`]. `false`
+    /// when the bound cut it short. Version announcements and chat messages both go this way.
+    pub async fn post_to_watchers(
+        &self,
+        id: &str,
+        frame_for: impl Fn(&Watcher) -> Option<String>,
+    ) -> bool {
+        let Some(posts) = &self.posts else {
+            return true;
+        };
         let work = async {
             let watchers = match self.store.live_watchers(id).await {
                 Ok(watchers) => watchers,
@@ -227,9 +251,11 @@ impl RoomStore for LiveStore {
             };
             // All posts at once: the announcement takes as long as the slowest one.
             let mut sends = JoinSet::new();
-            let text = ServerFrame::version(version);
             for watcher in watchers {
-                let (posts, text) = (posts.clone(), text.clone());
+                let Some(text) = frame_for(&watcher) else {
+                    continue;
+                };
+                let posts = posts.clone();
                 sends.spawn(async move {
                     let posted = post(&posts, &watcher.connection, text).await;
                     (watcher.connection, posted)
@@ -243,9 +269,7 @@ impl RoomStore for LiveStore {
                 }
             }
         };
-        if tokio::time::timeout(ANNOUNCE_BOUND, work).await.is_err() {
-            tracing::warn!(room_id = id, version, "live: announcement cut at its bound");
-        }
+        tokio::time::timeout(ANNOUNCE_BOUND, work).await.is_ok()
     }
 }
 

@@ -10,6 +10,11 @@
 //! closes after [`IDLE`] without a frame from the client and after [`LIFETIME`] in all. A socket
 //! never outlives its room: the room is looked at every [`ROOM_CHECK_EVERY`] and on every
 //! change, and once it is gone the socket gets `ROOM_NOT_FOUND` and closes.
+//!
+//! Chat ([`super::chat`]): a post wakes the room's sockets through the live state's chat wake;
+//! each woken socket reads the log past the last record it passed on (the embedded store's
+//! SQLite, no network) and sends `{"type":"chat","message":M}` for each message its viewer may
+//! receive on the room as it is now. A socket passes on only what is posted after its hello.
 
 use std::time::Duration;
 
@@ -17,12 +22,15 @@ use axum::extract::State;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
 use axum::response::{IntoResponse, Response};
 use madang_infra::notify::Subscription;
+use madang_core::PlayerId;
 use madang_infra::{RoomStore, StoreError};
 use tokio::time::{Instant, sleep_until};
 
 use super::{ClientFrame, FrameBudget, LiveError, MAX_FRAME_BYTES, RoomSlot, ServerFrame, admit};
 use crate::app::App;
 use crate::error::ApiError;
+use crate::service::Loaded;
+use crate::service::chat::{live_may_receive, log_after, message_json};
 
 /// A new socket must say hello within this.
 pub const HELLO_WITHIN: Duration = Duration::from_secs(10);
@@ -32,6 +40,9 @@ pub const IDLE: Duration = Duration::from_secs(10 * 60);
 pub const LIFETIME: Duration = Duration::from_secs(2 * 60 * 60);
 /// How often a watched room is looked at for expiry (a read of the store's cache).
 pub const ROOM_CHECK_EVERY: Duration = Duration::from_secs(2);
+/// Reads of the chat log a woken socket makes, 2 ms apart, until the record it was woken for
+/// shows (see `send_chat`).
+const STALE_READS: u32 = 25;
 
 /// `GET /live`: upgrades to the live channel when this process's store announces its saves;
 /// otherwise (the local server on DynamoDB) there is no such route, and `liveUrl` is `null`.
@@ -68,7 +79,21 @@ struct Watch<'a> {
     subscription: Subscription<'a>,
     /// The last version sent.
     sent: u64,
+    /// Who the hello's token belongs to; `None`: a spectator.
+    player: Option<PlayerId>,
+    /// The room's chat wake.
+    chat: Subscription<'a>,
+    /// The newest chat record passed on (sent, or not for this viewer).
+    chat_read: u64,
     _slot: RoomSlot,
+}
+
+/// What woke a watching socket.
+enum Woken {
+    /// The room's version moved (`false`: the notifier went).
+    Version(bool),
+    /// The room's chat has a new record.
+    Chat,
 }
 
 /// How a socket's loop ends.
@@ -119,11 +144,37 @@ async fn serve_socket<S: RoomStore>(app: &App<S>, socket: &mut WebSocket) -> End
         let watching = watch.is_some();
         let changed = async {
             match watch.as_mut() {
-                Some(w) => w.subscription.changed().await.is_ok(),
+                Some(w) => tokio::select! {
+                    alive = w.subscription.changed() => Woken::Version(alive.is_ok()),
+                    // The chat channel lives as long as this subscription: it cannot go.
+                    _ = w.chat.changed() => Woken::Chat,
+                },
                 None => std::future::pending().await,
             }
         };
         tokio::select! {
+            // Wakes first: whatever was announced before a client's frame is passed on before
+            // that frame is answered (so a `pong` says everything posted before its `ping` was
+            // sent), and a flood of frames cannot hold announcements back.
+            biased;
+            woken = changed => {
+                let Some(w) = watch.as_mut() else { continue };
+                match woken {
+                    Woken::Version(false) => return End::Close(close_code::AWAY),
+                    Woken::Version(true) => {
+                        let version = w.subscription.latest();
+                        if version > w.sent && !send_version(socket, w, version).await {
+                            return End::Close(close_code::NORMAL);
+                        }
+                    }
+                    Woken::Chat => {
+                        let posted = w.chat.latest();
+                        if let Err(end) = send_chat(app, socket, w, posted).await {
+                            return end;
+                        }
+                    }
+                }
+            }
             frame = socket.recv() => {
                 let text = match frame {
                     Some(Ok(Message::Text(text))) => text,
@@ -159,9 +210,16 @@ async fn serve_socket<S: RoomStore>(app: &App<S>, socket: &mut WebSocket) -> End
                         // is still seen (the channel keeps the latest version).
                         let same_room = watch.as_ref().is_some_and(|w| w.room == room_id);
                         let mut subscription = notifier.subscribe(&room_id);
+                        // Likewise for chat: wake first, then where the log is now; what is
+                        // posted from here on is passed on.
+                        let chat = app.live.chat_wake(&room_id);
                         let admitted = match admit(app, &room_id, token.as_deref()).await {
                             Ok(admitted) => admitted,
                             Err(e) => return End::Refuse(e),
+                        };
+                        let chat_read = match app.store.chat_latest(&room_id).await {
+                            Ok(latest) => latest.map_or(0, |c| c.seq),
+                            Err(_) => return End::Refuse(LiveError::Unavailable),
                         };
                         let slot = match watch.take() {
                             Some(w) if same_room => w._slot,
@@ -171,7 +229,15 @@ async fn serve_socket<S: RoomStore>(app: &App<S>, socket: &mut WebSocket) -> End
                             },
                         };
                         let version = admitted.version.max(subscription.latest());
-                        let mut w = Watch { room: room_id, subscription, sent: since, _slot: slot };
+                        let mut w = Watch {
+                            room: room_id,
+                            subscription,
+                            sent: since,
+                            player: admitted.player,
+                            chat,
+                            chat_read,
+                            _slot: slot,
+                        };
                         if version > since && !send_version(socket, &mut w, version).await {
                             return End::Close(close_code::NORMAL);
                         }
@@ -179,16 +245,6 @@ async fn serve_socket<S: RoomStore>(app: &App<S>, socket: &mut WebSocket) -> End
                         check = Instant::now() + ROOM_CHECK_EVERY;
                     }
                     Err(e) => return End::Refuse(e),
-                }
-            }
-            alive = changed => {
-                let Some(w) = watch.as_mut() else { continue };
-                if !alive {
-                    return End::Close(close_code::AWAY);
-                }
-                let version = w.subscription.latest();
-                if version > w.sent && !send_version(socket, w, version).await {
-                    return End::Close(close_code::NORMAL);
                 }
             }
             () = sleep_until(check), if watching => {
@@ -213,4 +269,56 @@ async fn send_version(socket: &mut WebSocket, watch: &mut Watch<'_>, version: u6
         .send(Message::Text(ServerFrame::version(version).into()))
         .await
         .is_ok()
+}
+
+/// Sends the chat messages posted since the last records passed on that the socket's viewer
+/// may receive, on the room as it is now (a member kicked or gone since gets none). A failed
+/// read sends nothing now and is retried at the next post (delivery is a hint; the poll
+/// converges).
+async fn send_chat<S: RoomStore>(
+    app: &App<S>,
+    socket: &mut WebSocket,
+    watch: &mut Watch<'_>,
+    posted: u64,
+) -> Result<(), End> {
+    let room = match app.store.peek(&watch.room, app.clock.now()).await {
+        Ok(stored) => match Loaded::from_stored(stored) {
+            Ok(loaded) => loaded.room,
+            Err(_) => return Ok(()),
+        },
+        Err(StoreError::NotFound) => return Err(End::Refuse(LiveError::RoomNotFound)),
+        Err(_) => return Ok(()),
+    };
+    // The post committed before it woke us, but the store's reader connection may still hold
+    // an older snapshot for a moment: read again (briefly) until the record we were woken for
+    // is in, so it is never passed over.
+    let mut attempts = 0;
+    let (messages, newest) = loop {
+        let Ok((messages, newest)) = log_after(&*app.store, &watch.room, watch.chat_read).await
+        else {
+            return Ok(());
+        };
+        attempts += 1;
+        if newest >= posted || attempts >= STALE_READS {
+            break (messages, newest);
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    };
+    watch.chat_read = newest;
+    for message in messages {
+        if !live_may_receive(&room, watch.player.as_ref(), &message) {
+            continue;
+        }
+        let Ok(rendered) = message_json(&message) else {
+            continue;
+        };
+        let frame = ServerFrame::Chat {
+            message: &rendered,
+        }
+        .text();
+        if socket.send(Message::Text(frame.into())).await.is_err() {
+            return Err(End::Close(close_code::NORMAL));
+        }
+    }
+    Ok(())
 }

@@ -4,8 +4,8 @@
 //! Client → server: `{"type":"hello","roomId":R,"token":T?,"since":V}` (no token: a spectator;
 //! the token is never in the URL) and `{"type":"ping"}`. Server → client:
 //! `{"type":"version","version":V}` at once when the room is already past `since` and after
-//! every accepted change; `{"type":"pong"}`; `{"type":"chat","message":M}` (the chat feature's,
-//! [`ServerFrame::Chat`]); `{"type":"error","code":C}` and then a close, with `C` one of
+//! every accepted change; `{"type":"pong"}`; `{"type":"chat","message":M}` for each chat
+//! message the receiver may see ([`ServerFrame::Chat`], sent by [`chat`]); `{"type":"error","code":C}` and then a close, with `C` one of
 //! `UNAUTHORIZED`, `ROOM_NOT_FOUND`, `BAD_MESSAGE`, `RATE_LIMITED`.
 //!
 //! Delivery is a hint, never the source of truth: a client reads the room (`since`, ETag) for
@@ -18,6 +18,7 @@
 //! What both share lives here: the frames, the bounds, the hello check and `liveUrl`.
 
 pub mod aws;
+pub mod chat;
 pub mod local;
 
 use std::collections::HashMap;
@@ -28,6 +29,7 @@ use axum::http::request::Parts;
 use axum::http::{header, uri::Authority};
 use madang_core::PlayerId;
 use madang_core::room::TokenHash;
+use madang_infra::notify::{Notifier, Subscription};
 use madang_infra::{RoomStore, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -96,8 +98,7 @@ pub enum ServerFrame<'a> {
     },
     /// The answer to `ping`.
     Pong,
-    /// A chat message the receiver may see: the hook of the chat feature (`docs/DESIGN.md`,
-    /// "Chat"), which renders `M` itself and sends it through the same connections.
+    /// A chat message the receiver may see (`docs/DESIGN.md`, "Chat"; sent by [`chat`]).
     Chat {
         /// The message `M`, as JSON text.
         message: &'a RawValue,
@@ -281,6 +282,9 @@ pub struct Live {
     total: Arc<Semaphore>,
     /// Sockets per watched room (local server).
     rooms: Arc<Mutex<HashMap<String, usize>>>,
+    /// The chat wake of local sockets: a post sends the room's newest chat record number
+    /// ([`chat`]). One channel per room some socket watches, gone with its last socket.
+    chat: Notifier,
 }
 
 impl Default for Live {
@@ -296,7 +300,18 @@ impl Live {
             url,
             total: Arc::new(Semaphore::new(max_sockets)),
             rooms: Arc::default(),
+            chat: Notifier::default(),
         }
+    }
+
+    /// Wakes this process's sockets watching `room`: its chat log has a new record, `seq`.
+    pub fn chat_posted(&self, room: &str, seq: u64) {
+        self.chat.notify(room, seq);
+    }
+
+    /// A subscription to `room`'s chat wake (a local socket's).
+    fn chat_wake(&self, room: &str) -> Subscription<'_> {
+        self.chat.subscribe(room)
     }
 
     /// A slot for one more local socket, if the process has one.

@@ -8,10 +8,10 @@
 //! the room's record, and can never make a pinned action 409.
 //!
 //! Who sees what is decided in one place, [`madang_core::chat::ChatMessage::visible_to`]; the
-//! poll applies it through [`may_receive`], and so must the live channel (DESIGN "Live rooms"):
-//! for each message and each connection of the room, `may_receive(&room, viewer, &message)`
-//! says whether to send it `{"type":"chat","message":M}` (`M` from [`message_json`], the frame
-//! `crate::live::ServerFrame::Chat`). Not wired yet: until it is, clients poll.
+//! poll applies it through [`may_receive`], and so does the live channel (DESIGN "Live
+//! channel"): once a post is stored, [`crate::live::chat::announce`] sends
+//! `{"type":"chat","message":M}` (`M` from [`message_json`], exactly as the poll renders it) to
+//! each connection of the room for which [`live_may_receive`] holds.
 
 use madang_core::chat::{
     Audience, ChatBody, ChatError, ChatMessage, ChatRecord, ChatText, KEPT_MESSAGES, Viewer,
@@ -82,6 +82,38 @@ fn member(room: &AnyRoom, token: &TokenHash) -> Result<PlayerId, ApiError> {
 pub fn may_receive(room: &AnyRoom, viewer: Option<&PlayerId>, message: &ChatMessage) -> bool {
     let viewer = with_room!(room, r => r.chat_viewer(viewer));
     message.visible_to(&viewer)
+}
+
+/// Whether a live connection of `player` (`None`: a spectator's) receives `message` in `room`
+/// as it is now: a seat's connection only while the seat is still in the room — a departed or
+/// kicked member's token no longer reads the chat (401), so their socket gets none either —
+/// and then exactly what [`may_receive`] says.
+pub fn live_may_receive(room: &AnyRoom, player: Option<&PlayerId>, message: &ChatMessage) -> bool {
+    if let Some(player) = player
+        && with_room!(room, r => r.member(player).is_none())
+    {
+        return false;
+    }
+    may_receive(room, player, message)
+}
+
+/// The messages of room `id`'s log numbered above `after`, oldest first, whoever may see them,
+/// and the newest record number read (`after` when none; a mute is a record without a message,
+/// so the number can pass the last message's).
+pub async fn log_after<S: ChatStore>(
+    store: &S,
+    id: &str,
+    after: u64,
+) -> Result<(Vec<ChatMessage>, u64), ApiError> {
+    let records = store.chat_after(id, after, KEPT_MESSAGES as usize).await?;
+    let newest = records.last().map_or(after, |r| r.seq);
+    let mut messages = Vec::with_capacity(records.len());
+    for stored in records {
+        let record =
+            ChatRecord::decode(&stored.body).map_err(|e| ApiError::Internal(Box::new(e)))?;
+        messages.extend(record.message);
+    }
+    Ok((messages, newest))
 }
 
 /// `M` as JSON text, for the live channel's `ServerFrame::Chat { message }` (the frame
@@ -192,24 +224,33 @@ pub async fn post<S: RoomStore>(
         Sender::Player { id, name } => (Some(id.clone()), name, id.0, false),
         Sender::Spectator { name, key } => (None, name, key, true),
     };
-    append(app, id, chat_expiry(&room, now), |seq, record| {
+    let mut posted = None;
+    let seq = append(app, id, chat_expiry(&room, now), |seq, record| {
         if let Some(player) = &from
             && record.head.is_muted(player)
         {
             return Err(ChatError::Muted.into());
         }
         record.head.admit(&key, spectator, now)?;
-        record.message = Some(ChatMessage {
+        let message = ChatMessage {
             seq,
             at: now,
             from: from.clone(),
             name: name.clone(),
             audience,
             body: body.clone(),
-        });
+        };
+        posted = Some(message.clone());
+        record.message = Some(message);
         Ok(true)
     })
-    .await
+    .await?;
+    crate::metrics::record(crate::metrics::Metric::ChatMessage);
+    if let Some(message) = posted.filter(|m| m.seq == seq) {
+        // Stored: now the live channel (bounded, never failing the post; see live::chat).
+        crate::live::chat::announce(app, id, &room, &message).await;
+    }
+    Ok(seq)
 }
 
 /// The messages of a room the caller may see, numbered above `after`, oldest first (at most the
@@ -228,20 +269,8 @@ pub async fn read<S: RoomStore>(
         Some(token) => Some(member(&room, token)?),
         None => None,
     };
-    let records = app
-        .store
-        .chat_after(id, after, KEPT_MESSAGES as usize)
-        .await?;
-    let mut messages = Vec::new();
-    for stored in records {
-        let record =
-            ChatRecord::decode(&stored.body).map_err(|e| ApiError::Internal(Box::new(e)))?;
-        if let Some(message) = record.message
-            && may_receive(&room, viewer.as_ref(), &message)
-        {
-            messages.push(message);
-        }
-    }
+    let (mut messages, _) = log_after(&*app.store, id, after).await?;
+    messages.retain(|message| may_receive(&room, viewer.as_ref(), message));
     let tag = messages.last().map_or(after, |m| m.seq);
     Ok((messages, tag))
 }
@@ -304,5 +333,18 @@ impl ChatStore for crate::live::aws::LiveStore {
         limit: usize,
     ) -> Result<Vec<StoredChat>, StoreError> {
         self.dynamo().chat_after(room, after, limit).await
+    }
+
+    async fn announce_chat(
+        &self,
+        room: &str,
+        frame_for: &(dyn Fn(Option<&str>) -> Option<String> + Sync),
+    ) {
+        if !self
+            .post_to_watchers(room, |w| frame_for(w.player.as_deref()))
+            .await
+        {
+            tracing::warn!(room_id = room, "live: chat delivery cut at its bound");
+        }
     }
 }
