@@ -38,7 +38,11 @@ pub async fn teams(app: &TestApp, room: &str) -> BTreeMap<String, Value> {
 /// The numbers of the messages `viewer` (`None`: a spectator) may see, worked out here from the
 /// room view's teams alone (DESIGN "Chat"): room messages to all, team messages to the sender's
 /// team, the gallery's to spectators.
-pub fn rights(sent: &[Sent], team_of: &BTreeMap<String, Value>, viewer: Option<&Player>) -> Vec<u64> {
+pub fn rights(
+    sent: &[Sent],
+    team_of: &BTreeMap<String, Value>,
+    viewer: Option<&Player>,
+) -> Vec<u64> {
     sent.iter()
         .filter(|m| match (m.to, viewer) {
             ("room", _) => true,
@@ -54,7 +58,13 @@ pub fn rights(sent: &[Sent], team_of: &BTreeMap<String, Value>, viewer: Option<&
 }
 
 /// Posts as `who` (`None`: the gallery), to the team when `to_team`; returns what was sent.
-pub async fn post(app: &TestApp, room: &str, who: Option<&Player>, text: &str, to_team: bool) -> Sent {
+pub async fn post(
+    app: &TestApp,
+    room: &str,
+    who: Option<&Player>,
+    text: &str,
+    to_team: bool,
+) -> Sent {
     let mut body = json!({"text": text});
     if to_team {
         body["to"] = json!("team");
@@ -102,13 +112,20 @@ pub async fn heard_is_rights_is_poll(
         let heard = socket.chats_until_pong().await;
         let seqs: Vec<u64> = heard.iter().map(|m| m["seq"].as_u64().unwrap()).collect();
         let name = viewer.map_or("a spectator", |p| p.id.as_str());
-        assert_eq!(seqs, rights(sent, &team_of, *viewer), "{what}: {name} by socket");
+        assert_eq!(
+            seqs,
+            rights(sent, &team_of, *viewer),
+            "{what}: {name} by socket"
+        );
         let polled: Vec<Value> = read(app, room, *viewer)
             .await
             .into_iter()
             .filter(|m| sent.iter().any(|s| m["seq"] == s.seq))
             .collect();
-        assert_eq!(heard, polled, "{what}: {name}: socket and poll give the same M");
+        assert_eq!(
+            heard, polled,
+            "{what}: {name}: socket and poll give the same M"
+        );
     }
 }
 
@@ -179,9 +196,19 @@ pub async fn check_departed_and_kicked_sockets_hear_no_more_chat(app: &TestApp) 
     let seqs = |heard: Vec<Value>| -> Vec<u64> {
         heard.iter().map(|m| m["seq"].as_u64().unwrap()).collect()
     };
-    assert_eq!(seqs(leaver.chats_until_pong().await), rights(&before, &seated, Some(&e)));
-    assert_eq!(seqs(kicked.chats_until_pong().await), rights(&before, &seated, Some(&d)));
-    assert_eq!(rights(&before, &seated, Some(&d)).len(), 2, "D hears the room's and 홍's");
+    assert_eq!(
+        seqs(leaver.chats_until_pong().await),
+        rights(&before, &seated, Some(&e))
+    );
+    assert_eq!(
+        seqs(kicked.chats_until_pong().await),
+        rights(&before, &seated, Some(&d))
+    );
+    assert_eq!(
+        rights(&before, &seated, Some(&d)).len(),
+        2,
+        "D hears the room's and 홍's"
+    );
     heard_is_rights_is_poll(app, &room, &before, &mut viewers, "all seated").await;
     app.act_ok(&room, &e, json!({"type": "leave"})).await;
     app.act_ok(&room, &a, json!({"type": "kick", "playerId": d.id}))
@@ -192,15 +219,30 @@ pub async fn check_departed_and_kicked_sockets_hear_no_more_chat(app: &TestApp) 
         post(app, &room, Some(&b), "홍 작전", true).await,
         post(app, &room, None, "관전석", false).await,
     ];
-    assert_eq!(leaver.chats_until_pong().await, Vec::<Value>::new(), "gone: no chat");
-    assert_eq!(kicked.chats_until_pong().await, Vec::<Value>::new(), "kicked: no chat");
+    assert_eq!(
+        leaver.chats_until_pong().await,
+        Vec::<Value>::new(),
+        "gone: no chat"
+    );
+    assert_eq!(
+        kicked.chats_until_pong().await,
+        Vec::<Value>::new(),
+        "kicked: no chat"
+    );
     for gone in [&d, &e] {
         let r = app
             .get(&format!("/rooms/{room}/chat?after=0"), Some(&gone.token))
             .await;
         assert_eq!(r.status, reqwest::StatusCode::UNAUTHORIZED, "{:?}", r.body);
     }
-    heard_is_rights_is_poll(app, &room, &after, &mut viewers, "after the leave and the kick").await;
+    heard_is_rights_is_poll(
+        app,
+        &room,
+        &after,
+        &mut viewers,
+        "after the leave and the kick",
+    )
+    .await;
     // The sockets are still there, and still hear versions.
     let v = app.room(&room, None).await["version"].as_u64().unwrap();
     app.join(&room, "새 사람").await;
@@ -229,9 +271,21 @@ pub async fn check_a_team_message_reaches_the_teammate_only(app: &TestApp) {
     assert_eq!(heard.len(), 1, "the teammate hears it: {heard:?}");
     assert_eq!(heard[0]["seq"], secret.seq);
     assert_eq!(heard[0]["to"], "team");
-    assert_eq!(heard, read(app, &room, Some(&c)).await, "M as the poll renders it");
-    assert_eq!(other.chats_until_pong().await, Vec::<Value>::new(), "not the other team");
-    assert_eq!(gallery.chats_until_pong().await, Vec::<Value>::new(), "not the gallery");
+    assert_eq!(
+        heard,
+        read(app, &room, Some(&c)).await,
+        "M as the poll renders it"
+    );
+    assert_eq!(
+        other.chats_until_pong().await,
+        Vec::<Value>::new(),
+        "not the other team"
+    );
+    assert_eq!(
+        gallery.chats_until_pong().await,
+        Vec::<Value>::new(),
+        "not the gallery"
+    );
     let mut viewers = vec![
         (Some(&c), teammate),
         (Some(&b), other),

@@ -358,5 +358,9 @@ async fn live_posts_and_gone_connections_are_counted_as_the_websocket_front_saw_
     assert_eq!(total(&emf, "LivePosts") as u64, posted);
     assert_eq!(total(&emf, "LiveGone") as u64, gone);
     assert_eq!(total(&emf, "LivePostFailures"), 0.0);
-    assert_eq!(total(&emf, "ChatMessages"), 3.0, "one count per message stored");
+    assert_eq!(
+        total(&emf, "ChatMessages"),
+        3.0,
+        "one count per message stored"
+    );
 }

@@ -145,8 +145,7 @@ async fn chat_reaches_exactly_the_sockets_whose_viewer_may_see_it_in_a_team_game
 #[tokio::test]
 async fn departed_and_kicked_members_sockets_hear_no_more_chat() {
     let server = spawn_madang().await;
-    madang_tests::live_chat::check_departed_and_kicked_sockets_hear_no_more_chat(&server.app)
-        .await;
+    madang_tests::live_chat::check_departed_and_kicked_sockets_hear_no_more_chat(&server.app).await;
 }
 
 /// Random rooms (윷놀이 individual and team, 바둑; lobby or playing; senders among the players

@@ -76,6 +76,7 @@ pub async fn act<S: RoomStore>(
         |loaded, fired, now| {
             let who = loaded.authenticate(token).ok_or(ApiError::Unauthorized)?;
             loaded.see(&who, now);
+            loaded.acted_by(&who);
             let presence = &loaded.presence;
             let step = with_room!(&mut loaded.room, r => {
                 act_in(r, &who, &request, idempotency, fired, presence, now)
