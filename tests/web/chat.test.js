@@ -141,3 +141,51 @@ test('team chat reaches the team only, gallery chat the gallery only, as text', 
 
   for (const page of [pageA, pageB, pageC, gallery]) assert.deepEqual(page.errors, []);
 });
+
+test('a message arrives over the live socket, with no chat poll in between', async () => {
+  const created = await api('POST', '/rooms', { game: 'yut', name: '청1', options: { mode: 'team', turnSeconds: null }, seed: 6 });
+  const roomId = created.roomId;
+  const a = { token: created.token, playerId: created.playerId };
+  const seatOf = (s) => ({ token: s.token, playerId: s.playerId });
+  await api('POST', `/rooms/${roomId}/players`, { name: '홍1' });
+  const c = seatOf(await api('POST', `/rooms/${roomId}/players`, { name: '청2' }));
+  await api('POST', `/rooms/${roomId}/players`, { name: '홍2' });
+  await api('POST', `/rooms/${roomId}/actions`, { action: { type: 'start' } }, a.token);
+  const pageA = await open(roomId, a);
+
+  // 청2's page: its chat polls counted; the catch-up after its socket's hello is awaited (the
+  // hello is taken when the pong of the ping after it arrives; the drawer then polls once).
+  const pageC = await browser.player(PHONE);
+  const chatPolls = { n: 0, answered: 0 };
+  let helloTaken = false;
+  let catchUp = null;
+  let caughtUp;
+  const caught = new Promise((resolve) => (caughtUp = resolve));
+  const isChatPoll = (r) => r.method() === 'GET' && /\/rooms\/[^/]+\/chat$/.test(new URL(r.url()).pathname);
+  pageC.on('websocket', (ws) => ws.on('framereceived', (f) => String(f.payload).includes('"pong"') && (helloTaken = true)));
+  pageC.on('request', (r) => {
+    if (!isChatPoll(r)) return;
+    chatPolls.n += 1;
+    if (helloTaken && !catchUp) catchUp = r;
+  });
+  pageC.on('response', (r) => {
+    if (!isChatPoll(r.request())) return;
+    chatPolls.answered += 1;
+    if (r.request() === catchUp) caughtUp();
+  });
+  await pageC.goto(`${server.base}/`);
+  await pageC.evaluate(([id, s]) => localStorage.setItem(`madang.seat.${id}`, JSON.stringify(s)), [roomId, c]);
+  await pageC.goto(`${server.base}/r/${encodeURIComponent(roomId)}`);
+  await statusIs(pageC, 'playing');
+  await caught;
+  await openChat(pageC, 'team');
+  // Every chat poll made so far has been answered: none is on its way to bring the message.
+  while (chatPolls.answered < chatPolls.n) await new Promise((resolve) => setTimeout(resolve, 20));
+
+  const before = chatPolls.n;
+  await openChat(pageA, 'team');
+  await sendText(pageA, '소켓으로 왔어요');
+  await pageC.getByTestId('chat-message').filter({ hasText: '소켓으로 왔어요' }).waitFor();
+  assert.equal(chatPolls.n - before, 0, 'the message came over the socket, with no chat poll');
+  for (const page of [pageA, pageC]) assert.deepEqual(page.errors, []);
+});
