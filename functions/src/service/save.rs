@@ -233,6 +233,8 @@ where
     // The outcome of the last attempt whose save was sent but not confirmed, and the versions
     // that save would add.
     let mut unconfirmed: Option<(T, u64)> = None;
+    // Who acted in the attempt that may have landed (its connections are not told).
+    let mut actor = None;
     let mut last_failure = None;
     for _ in 0..SAVE_ATTEMPTS {
         let now = clock();
@@ -253,6 +255,7 @@ where
             metrics::record(Metric::ActionsApplied(added));
             // The earlier attempt landed after all: that is the answer, and nothing is redone.
             tracing::info!(room = %crate::api::ids::digest_of(&id), "an unconfirmed save had landed");
+            loaded.actor = actor;
             announce(store, &loaded, now).await;
             owe_presence(store, &mut loaded).await;
             return Ok(Saved {
@@ -263,6 +266,7 @@ where
         }
         let fired = loaded.catch_up(now)?;
         let outcome = work(&mut loaded, &fired, now)?;
+        actor.clone_from(&loaded.actor);
         if !loaded.changed() {
             owe_presence(store, &mut loaded).await;
             return Ok(Saved {
