@@ -234,6 +234,12 @@ export interface LiveWatchOptions {
   deadlineSlackMs?: number;
   /** The clock deadlines are compared with (default `Date.now`). */
   now?: () => number;
+  /**
+   * With a token: read the room after this long without a request to it (default 30 s), so
+   * the player stays present (the server's presence window is 45 s) while rooms arrive over
+   * the socket.
+   */
+  keepPresentMs?: number;
   onRoom?: (room: Room) => void;
   onError?: (error: unknown) => void;
   /** Hears the socket go up (`true`) and down. */

@@ -146,6 +146,8 @@ export class MadangClient {
     this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.retries = options.retries ?? 4;
     this.backoffMs = options.backoffMs ?? 200;
+    /** When this client last made a request to each room with a token (its presence there). */
+    this.lastSeenAt = new Map();
     this.maxBackoffMs = options.maxBackoffMs ?? 8000;
     this.timeoutMs = options.timeoutMs ?? 15000;
   }
@@ -166,7 +168,11 @@ export class MadangClient {
   async request(method, path, { body, token, headers = {}, signal, replayable, waitSec = 0 } = {}) {
     const allHeaders = { accept: 'application/json, application/problem+json', ...headers };
     if (body !== undefined) allHeaders['content-type'] = 'application/json';
-    if (token) allHeaders.authorization = `Bearer ${token}`;
+    if (token) {
+      allHeaders.authorization = `Bearer ${token}`;
+      const room = /^\/rooms\/([^/?]+)/.exec(path);
+      if (room) this.lastSeenAt.set(room[1], Date.now());
+    }
     const text = body === undefined ? undefined : JSON.stringify(body);
     // Behind CloudFront, origin access control signs the request to the Function URL, and Lambda
     // refuses an unsigned payload: the body's SHA-256 must come from the client (docs/deploy.md,
@@ -424,6 +430,7 @@ export class MadangClient {
     heartbeatMs = 9 * 60 * 1000,
     deadlineSlackMs = 100,
     now = () => Date.now(),
+    keepPresentMs = 30 * 1000,
   } = {}) {
     const controller = new AbortController();
     if (signal) {
@@ -564,7 +571,16 @@ export class MadangClient {
           // room (over the socket, or the caller's via `rearm`) wakes the nap to re-arm.
           const deadline = newest()?.deadlineAt ?? null;
           const pending = deadline != null && deadline !== deadlineRead;
-          await nap(pending ? deadline - now() + deadlineSlackMs : 60 * 60 * 1000);
+          // A player is present while it makes requests (the server's presence window is 45 s);
+          // rooms that arrive over the socket need none, so a player that neither acts nor reads
+          // for `keepPresentMs` reads once to stay present (spectators have no presence).
+          const presenceDue = () =>
+            token && newest()?.status !== 'finished'
+              ? (this.lastSeenAt.get(encodeURIComponent(roomId)) ?? 0) + keepPresentMs
+              : Infinity;
+          await nap(
+            Math.min(pending ? deadline - now() + deadlineSlackMs : 60 * 60 * 1000, presenceDue() - Date.now()),
+          );
           if (
             up &&
             !controller.signal.aborted &&
@@ -573,6 +589,8 @@ export class MadangClient {
             (newest()?.deadlineAt ?? null) === deadline
           ) {
             deadlineRead = deadline;
+            await readSafely();
+          } else if (up && !controller.signal.aborted && Date.now() >= presenceDue()) {
             await readSafely();
           }
         } else {

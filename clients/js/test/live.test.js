@@ -232,3 +232,48 @@ test('with the socket up, the watch reads at the deadline of a room that arrived
   watch.stop();
   await watch.done;
 });
+
+test('with the socket up and no changes, a player reads to stay present; a spectator does not', async () => {
+  const players = new MadangClient({ baseUrl: server.base });
+  const host = await players.createRoom({ game: 'yut', name: '철수', options: { turnSeconds: null } });
+  const reads = { player: 0, spectator: 0 };
+  const waiting = {};
+  const counting = (who) =>
+    new MadangClient({
+      baseUrl: server.base,
+      fetch: (url, init) => {
+        if ((init?.method ?? 'GET') === 'GET' && /\/rooms\/[^/]+(\?|$)/.test(String(url))) {
+          reads[who] += 1;
+          waiting[who]?.();
+        }
+        return fetch(url, init);
+      },
+    });
+  const watches = [];
+  for (const who of ['player', 'spectator']) {
+    const client = counting(who);
+    const token = who === 'player' ? host.token : undefined;
+    const room = await client.getRoom(host.roomId, { token });
+    let up;
+    const opened = new Promise((resolve) => (up = resolve));
+    watches.push(
+      client.watchLive(host.roomId, {
+        token,
+        since: room.version,
+        liveUrl: room.liveUrl,
+        room,
+        keepPresentMs: 300,
+        status: (isUp) => isUp && up(),
+      }),
+    );
+    await opened;
+  }
+  const before = { ...reads };
+  // Nothing changes; the player's app reads once its 300 ms without a request are up.
+  await new Promise((resolve) => (waiting.player = resolve));
+  assert.equal(reads.player, before.player + 1);
+  // The spectator has no presence to keep: it has read nothing since it opened the room.
+  assert.equal(reads.spectator, before.spectator);
+  for (const w of watches) w.stop();
+  await Promise.all(watches.map((w) => w.done));
+});
