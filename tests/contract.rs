@@ -79,7 +79,10 @@ fn validator_for(method: &str, template: &str, status: u16) -> Arc<Option<jsonsc
 pub fn check_room_view(room: &Value) {
     let template = template_of("/rooms/x").expect("GET /rooms/{id} is documented");
     let compiled = validator_for("get", &template, 200);
-    let v = compiled.as_ref().as_ref().expect("GET /rooms/{id} answers JSON");
+    let v = compiled
+        .as_ref()
+        .as_ref()
+        .expect("GET /rooms/{id} answers JSON");
     assert_valid(v, room, "live version frame: get", &template, 200);
 }
 

@@ -395,7 +395,10 @@ pub async fn listen_to_a_baduk_game_lost_on_time<F: Future<Output = ()>>(
         let (version, on_the_way) = act_and_hear(app, &mut listener, &room, who, action).await;
         acted.push(version);
         heard.extend(on_the_way);
-        let view = listener.last_room.as_ref().expect("a change carries the listener's view");
+        let view = listener
+            .last_room
+            .as_ref()
+            .expect("a change carries the listener's view");
         assert_eq!(view["version"], version);
         assert!(
             view["state"]["moves"].is_array(),
