@@ -86,12 +86,13 @@ ALARMS = {
     "SweeperNotRunningAlarm": (None, {("AWS/Lambda", "Invocations", "FunctionName", "SweeperFunction")},
                                "breaching"),
     "LivePostFailuresAlarm": (None, {("Madang", "LivePostFailures", "Stage", "AWS::StackName")}, "notBreaching"),
+    "EngineFailuresAlarm": (None, {("Madang", "EngineFailures", "Stage", "AWS::StackName")}, "notBreaching"),
 }
 # Metric names the dashboard must show: the code's (functions/src/metrics.rs) and the cost drivers.
 DASHBOARD_METRICS = {
     "Requests", "ActionsApplied", "ConflictsRedone", "VersionConflicts", "RoomBusy", "IdempotentReplays",
     "RateLimited", "StoreLoadTime", "StoreSaveTime", "SweeperLag", "LivePosts", "LiveGone",
-    "LivePostFailures", "ChatMessages", "BotMoveTime", "EngineFailures",
+    "LivePostFailures", "ChatMessages", "BotMoves", "BotMoveTime", "EngineFailures",
     "Invocations", "Duration", "ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits",
 }
 METRICS_RS = ROOT / "functions" / "src" / "metrics.rs"
@@ -242,6 +243,10 @@ def check(t):
         expect(meta.get("BuildMethod") == "rust-cargolambda", f"{fn}: BuildMethod must be rust-cargolambda")
         expect(meta.get("BuildProperties", {}).get("Binary") == binary,
                f"{fn}: BuildProperties.Binary must be {binary}")
+        # Test support is a cargo feature (`dev`): the deployed build never turns it on.
+        build = meta.get("BuildProperties", {})
+        expect(not any("dev" in str(v).replace("MADANG_DEV", "") for k, v in build.items() if k != "Binary"),
+               f"{fn}: the build must not turn on the `dev` feature (test support)")
         # SAM merges a function's variables over the Globals' ones.
         env = dict((globals_fn.get("Environment") or {}).get("Variables", {}))
         env.update((res.get("Properties", {}).get("Environment") or {}).get("Variables", {}))
@@ -844,6 +849,8 @@ def self_test(t):
         "Function URL unconditional": lambda x: fn(x, "ApiFunctionUrl").pop("Condition"),
         "MADANG_DEV deployed": lambda x: x["Globals"]["Function"]["Environment"]["Variables"].__setitem__(
             "MADANG_DEV", "1"),
+        "dev feature built": lambda x: fn(x, "ApiFunction")["Metadata"]["BuildProperties"].__setitem__(
+            "Flags", "--features dev"),
         "wait cap above 20": lambda x: x["Parameters"]["MaxWaitSeconds"].__setitem__("MaxValue", 25),
         "sweeper without reserved concurrency": lambda x: fn(x, "SweeperFunction")["Properties"].pop(
             "ReservedConcurrentExecutions"),

@@ -82,12 +82,18 @@ pub async fn server_now(app: &TestApp) -> u64 {
 }
 
 /// Plays a 바둑 room against its bot as a beginner would: pass on every turn, agree to the
-/// marks whenever asked; the clock is moved to each announced bot move. Returns the final view.
-pub async fn play_baduk_against_the_bot(app: &TestApp, room: &str, human: &Player) -> Value {
+/// marks whenever asked; the clock is moved to each announced bot move. Returns the final view
+/// and how many bot actions were seen arriving (as [`play_yut_against_bots`] counts them).
+pub async fn play_baduk_against_the_bot(app: &TestApp, room: &str, human: &Player) -> (Value, u64) {
+    let mut human_actions = 0;
+    let first = app.room(room, Some(human)).await["version"]
+        .as_u64()
+        .unwrap();
     for _ in 0..400 {
         let view = app.room(room, Some(human)).await;
         if view["status"] == "finished" {
-            return view;
+            let bot_actions = view["version"].as_u64().unwrap() - first - human_actions;
+            return (view, bot_actions);
         }
         let state = &view["state"];
         let me = human.id.as_str();
@@ -99,10 +105,12 @@ pub async fn play_baduk_against_the_bot(app: &TestApp, room: &str, human: &Playe
         match state["phase"].as_str().unwrap() {
             "playing" if state["turn"] == my_color => {
                 app.act_ok(room, human, json!({"type": "pass"})).await;
+                human_actions += 1;
                 continue;
             }
             "scoring" if state["scoringMarks"]["agreed"][my_color] != true => {
                 app.act_ok(room, human, json!({"type": "agreeScore"})).await;
+                human_actions += 1;
                 continue;
             }
             _ => {}
@@ -117,8 +125,8 @@ pub async fn play_baduk_against_the_bot(app: &TestApp, room: &str, human: &Playe
 }
 
 /// A 4-seat 윷놀이 room, the host and three bots (levels 1–3), played to its end by the
-/// host's reads and moves alone; a rematch keeps the bots.
-pub async fn check_a_four_seat_yut_game_with_three_bots(app: &TestApp) {
+/// host's reads and moves alone; a rematch keeps the bots. Returns the bots' actions.
+pub async fn check_a_four_seat_yut_game_with_three_bots(app: &TestApp) -> u64 {
     let (room, host) = yut_room_with_bots(app, json!({}), &[1, 2, 3]).await;
     let (end, bot_actions) = play_yut_against_bots(app, &room, &host).await;
     assert_eq!(end["status"], "finished");
@@ -137,10 +145,12 @@ pub async fn check_a_four_seat_yut_game_with_three_bots(app: &TestApp) {
         .collect();
     assert_eq!(bots.len(), 3);
     assert_eq!(lobby["hostId"], host.id.as_str());
+    bot_actions
 }
 
-/// A 9줄 바둑 game against the level-1 bot (black), played to an agreed score.
-pub async fn check_a_nine_line_baduk_game_against_the_bot(app: &TestApp) {
+/// A 9줄 바둑 game against the level-1 bot (black), played to an agreed score. Returns the
+/// bot's actions.
+pub async fn check_a_nine_line_baduk_game_against_the_bot(app: &TestApp) -> u64 {
     let (room, host) = app
         .create(
             "baduk",
@@ -158,10 +168,18 @@ pub async fn check_a_nine_line_baduk_game_against_the_bot(app: &TestApp) {
     let started = app.act_ok(&room, &host, json!({"type": "start"})).await;
     // The bot plays black: its first move is due within a think time.
     assert!(started["room"]["deadlineAt"].as_u64().is_some());
-    let end = play_baduk_against_the_bot(app, &room, &host).await;
+    let (end, bot_actions) = play_baduk_against_the_bot(app, &room, &host).await;
     assert_eq!(end["result"]["reason"], "score", "{}", end["result"]);
     assert_eq!(end["result"]["winner"], "black");
     // Every bot move is in the record like anyone's.
     let sgf = app.get(&format!("/rooms/{room}/sgf"), None).await;
     assert_eq!(sgf.status, StatusCode::OK);
+    // The bot played black's every move and agreed to the score.
+    let moves = end["state"]["moves"].as_array().unwrap();
+    let black = moves.iter().filter(|m| m["color"] == "black").count() as u64;
+    assert!(
+        bot_actions > black,
+        "{bot_actions} bot actions, {black} black moves"
+    );
+    bot_actions
 }

@@ -31,8 +31,8 @@ impl Drop for Server {
 }
 
 /// Starts the real `madang` binary (from the target directory, built by
-/// `cargo build -p madang-functions --bins`) with `MADANG_DEV=1` on 127.0.0.1 port 0, on a fresh
-/// data directory.
+/// `cargo build -p madang-functions --bins --features dev`) with `MADANG_DEV=1` on 127.0.0.1
+/// port 0, on a fresh data directory.
 pub async fn spawn_madang() -> Server {
     spawn_madang_with(&[]).await
 }

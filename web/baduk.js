@@ -242,7 +242,8 @@ export function badukScreen(act, client, { rematch }) {
     return h('div', { class: `player-box ${color}${onTurn ? ' on-turn' : ''}${r.inByo && onTurn ? ' byoyomi' : ''}`, testid: `clock-${color}` },
       h('span', { class: `stone-icon ${color}`, 'aria-hidden': 'true' }),
       h('span', { class: 'pname' }, `${COLOR_KO[color]} ${p?.name ?? ''}`, id === room.you ? h('span', { class: 'badge me', text: '나' }) : null,
-        p && !p.connected ? h('span', { class: 'badge off', text: '연결 끊김' }) : null),
+        p?.bot ? h('span', { class: 'badge bot', testid: 'bot-badge', text: '컴퓨터' }) : null,
+        p && !p.connected && !p.bot ? h('span', { class: 'badge off', text: '연결 끊김' }) : null),
       h('span', { class: 'caps', text: `따낸 돌 ${st.captures[color]}` }),
       c.kind === 'none' ? h('span', { class: 'time', text: '시계 없음' })
         : h('span', { class: 'time' },

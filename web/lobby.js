@@ -234,7 +234,7 @@ export async function createForm(client, onCreated) {
       seats.saveName(player);
       button.disabled = true;
       try {
-        // `?seed=N` reaches servers started with MADANG_DEV=1 only (tests replay a game with it).
+        // `?seed=N` reaches servers built with the `dev` feature and started with MADANG_DEV=1 only (tests replay a game with it).
         const seed = new URLSearchParams(location.search).get('seed');
         onCreated(await client.createRoom({
           game: gameSelect.value, name: player, options: form.values(), ...(seed ? { seed: Number(seed) } : {}),
@@ -286,6 +286,57 @@ export function joinForm(client, room, onJoined) {
 
 const TEAM_KO = ['청팀', '홍팀'];
 const schemaCache = {};
+/** Schemas already received, by game (so a redraw shows the labels at once). */
+const schemaReady = {};
+/** The level the host last picked for a computer player, per game (kept across redraws). */
+const botChoice = {};
+
+/** The Korean label of a bot level (`GET /games/{kind}` `bots.levels`), else "N단계". */
+function botLabel(schema, level) {
+  return schema?.bots?.levels?.find((l) => l.level === level)?.label ?? `${level}단계`;
+}
+
+/**
+ * The most seats a room under `options` can have, from the schema's own constraints (윷놀이:
+ * "개인전은 2~4명이 해요"); 바둑 states none: two players. `null` when nothing says.
+ */
+function maxSeats(schema, game, options) {
+  let max = null;
+  for (const c of schema?.constraints ?? []) {
+    const players = c.then?.players?.oneOf;
+    if (!players) continue;
+    const applies = Object.entries(c.when).every(([k, vs]) => vs.some((v) => v === getPath(options, k)));
+    if (applies) max = Math.max(max ?? 0, ...players);
+  }
+  return max ?? (game === 'baduk' ? 2 : null);
+}
+
+/**
+ * The host's control to seat a computer player (DESIGN.md "Computer players": `addBot` with a
+ * level from `bots.levels`), labelled in Korean and reachable by keyboard; `null` when the game
+ * offers none. Drawn once the schema is known (the lobby redraws on every change).
+ */
+function botControl(schema, room, act) {
+  const levels = schema?.bots?.levels ?? [];
+  if (!levels.length) return null;
+  const full = (maxSeats(schema, room.game, room.options) ?? Infinity) <= room.players.length;
+  const chosen = botChoice[room.game] ?? levels[0].level;
+  const select = h('select', {
+    id: 'bot-level', testid: 'bot-level', 'data-focus': 'bot-level', 'aria-describedby': 'bot-help',
+    onchange: (ev) => { botChoice[room.game] = Number(ev.target.value); },
+  }, levels.map((l) => h('option', { value: String(l.level), text: l.label, selected: l.level === chosen })));
+  return h('section', { class: 'bots', role: 'group', 'aria-labelledby': 'bots-title', testid: 'bots' },
+    h('h3', { id: 'bots-title', class: 'group-title', text: '컴퓨터와 하기' }),
+    h('div', { class: 'row wrap' },
+      h('label', { class: 'field', for: 'bot-level' }, h('span', { class: 'field-label', text: '컴퓨터 실력' }), select),
+      h('button', {
+        type: 'button', class: 'secondary', testid: 'add-bot', 'data-focus': 'add-bot', disabled: full,
+        text: '컴퓨터 넣기', onclick: () => act({ type: 'addBot', level: Number(select.value) }),
+      })),
+    h('p', { class: 'hint', id: 'bot-help', text: full
+      ? '자리가 다 찼어요. 컴퓨터를 빼려면 자리에서 [내보내기]를 누르세요.'
+      : '빈 자리에 컴퓨터가 앉아요. 컴퓨터는 생각할 시간을 잠깐 가진 뒤에 둬요.' }));
+}
 
 /** A lobby's seats, teams and the host's controls (options, seats, kick, start), and leave. */
 export function roomLobby(client, room, act, onLeft) {
@@ -298,20 +349,41 @@ export function roomLobby(client, room, act, onLeft) {
     h('span', { class: 'seat-name', text: p.name }),
     p.id === room.hostId ? h('span', { class: 'badge', text: '방장' }) : null,
     p.id === room.you ? h('span', { class: 'badge me', text: '나' }) : null,
-    p.connected ? null : h('span', { class: 'badge off', text: '연결 끊김' }),
+    p.bot ? h('span', { class: 'badge bot', testid: 'bot-badge', 'data-level': p.botLevel,
+      text: `컴퓨터 · ${botLabel(schemaReady[room.game], p.botLevel)}` }) : null,
+    p.connected || p.bot ? null : h('span', { class: 'badge off', text: '연결 끊김' }),
     isHost ? h('span', { class: 'seat-tools' },
       h('button', { type: 'button', class: 'secondary small', 'aria-label': `${p.name} 위로`, disabled: p.seat === 0,
         'data-focus': `up-${p.id}`, text: '▲', onclick: () => act({ type: 'moveSeat', playerId: p.id, seat: p.seat - 1 }) }),
       h('button', { type: 'button', class: 'secondary small', 'aria-label': `${p.name} 아래로`, disabled: p.seat === sorted.length - 1,
         'data-focus': `down-${p.id}`, text: '▼', onclick: () => act({ type: 'moveSeat', playerId: p.id, seat: p.seat + 1 }) }),
       p.id === room.you ? null : h('button', { type: 'button', class: 'danger small', text: '내보내기',
+        'aria-label': `${p.name} 내보내기`, testid: 'kick', 'data-focus': `kick-${p.id}`,
         onclick: () => act({ type: 'kick', playerId: p.id }) }))
       : null));
+  // The level labels of the seat list and the host's bot control come from the schema: drawn
+  // in the same turn when it is known (so the focus a redraw restores finds its control), else
+  // filled in as it arrives.
+  const rowsEl = h('ol', { class: 'seats' }, rows);
+  const bots = h('div', { class: 'bots-slot' });
+  const drawBots = (sc) => bots.replaceChildren((isHost && botControl(sc, room, act)) || '');
+  const schema = (schemaCache[room.game] ??= client.games(room.game));
+  if (schemaReady[room.game]) {
+    drawBots(schemaReady[room.game]);
+  } else {
+    schema.then((sc) => {
+      schemaReady[room.game] = sc;
+      for (const badge of rowsEl.querySelectorAll('[data-testid="bot-badge"]')) {
+        badge.textContent = `컴퓨터 · ${botLabel(sc, Number(badge.dataset.level))}`;
+      }
+      drawBots(sc);
+    }, () => {});
+  }
   let settings = null;
   if (isHost) {
     const slot = h('div', { class: 'options-slot' }, h('p', { class: 'hint', text: '규칙을 불러오는 중…' }));
-    (schemaCache[room.game] ??= client.games(room.game)).then((schema) => {
-      const form = optionsForm(schema, room.options);
+    schema.then((sc) => {
+      const form = optionsForm(sc, room.options);
       slot.replaceChildren(form.el, h('button', {
         type: 'button', class: 'secondary', testid: 'set-options', text: '규칙 바꾸기',
         onclick: () => act({ type: 'setOptions', options: form.values() }),
@@ -323,7 +395,8 @@ export function roomLobby(client, room, act, onLeft) {
     h('section', { class: 'card' },
       h('h2', { text: `자리 (${room.players.length}명)` }),
       team ? h('p', { class: 'hint', text: '팀전: 1·3·5번 자리가 청팀, 2·4·6번 자리가 홍팀이에요. 방장이 자리를 바꿔 팀을 정해요.' }) : null,
-      h('ol', { class: 'seats' }, rows),
+      rowsEl,
+      bots,
       h('div', { class: 'row' },
         isHost ? h('button', { type: 'button', class: 'primary big', testid: 'start-game', 'data-focus': 'start', text: '게임 시작',
           onclick: () => act({ type: 'start' }) }) : null,

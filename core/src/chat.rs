@@ -44,7 +44,17 @@ pub const MAX_RATE_SENDERS: usize = 24;
 
 /// The room option `chat` (DESIGN "Chat"): what the host allows.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "camelCase")]
 pub enum ChatSetting {
@@ -58,13 +68,10 @@ pub enum ChatSetting {
 }
 
 impl ChatSetting {
-    /// Every value, in the order a form shows them.
-    pub const ALL: [ChatSetting; 3] = [ChatSetting::On, ChatSetting::Emotes, ChatSetting::Off];
-
     /// The option's short Korean label in the schema.
     pub const LABEL: &'static str = "채팅";
 
-    /// The Korean label of each value of [`ChatSetting::ALL`], in the same order.
+    /// The Korean label of each value of `ChatSetting::VARIANTS`, in the same order.
     pub const VALUE_LABELS: [&'static str; 3] =
         ["글과 이모티콘", "이모티콘·정해진 말만", "채팅 없음"];
 

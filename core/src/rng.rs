@@ -38,11 +38,6 @@ pub struct Reveal {
     pub words: u64,
 }
 
-/// Lowercase hex of `bytes`.
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// A salt for a generator that was given none: the first 16 bytes of SHA-256 of a label and the
 /// seed. It keeps the commitment well defined; it adds no secrecy beyond the seed's own.
 fn derived_salt(seed: &[u8; 32]) -> [u8; 16] {
@@ -87,15 +82,15 @@ impl GameRng {
             .chain_update(self.rng.get_seed())
             .chain_update(self.salt)
             .finalize();
-        hex(&digest)
+        hex::encode(digest)
     }
 
     /// The seed and salt, for the result of a finished game only (after it, nothing more is
     /// drawn from this stream).
     pub fn reveal(&self) -> Reveal {
         Reveal {
-            seed: hex(&self.rng.get_seed()),
-            salt: hex(&self.salt),
+            seed: hex::encode(self.rng.get_seed()),
+            salt: hex::encode(self.salt),
             words: u64::try_from(self.rng.get_word_pos()).unwrap_or(u64::MAX),
         }
     }
@@ -176,7 +171,7 @@ mod tests {
         let rng = GameRng::new([7; 32], [9; 16]);
         let mut bytes = vec![7u8; 32];
         bytes.extend([9u8; 16]);
-        assert_eq!(rng.commitment(), hex(&Sha256::digest(&bytes)));
+        assert_eq!(rng.commitment(), hex::encode(Sha256::digest(&bytes)));
         assert_eq!(rng.commitment().len(), 64);
         let reveal = rng.reveal();
         assert_eq!(reveal.seed, "07".repeat(32));

@@ -18,6 +18,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
+use strum::VariantArray;
 
 // ---------------------------------------------------------------------------------------------
 // The auditor's side: docs/audit.md, and nothing of the engine.
@@ -234,10 +235,10 @@ fn random_options(r: &mut SplitMix) -> (YutOptions, usize) {
     let players = counts[r.pick(counts.len())];
     let options = YutOptions {
         pieces: YutOptions::PIECES[r.pick(4)],
-        stick_model: StickModel::ALL[r.pick(2)],
+        stick_model: StickModel::VARIANTS[r.pick(2)],
         backdo: r.pick(4) != 0,
         nak_percent: YutOptions::NAK_PERCENTS[r.pick(4)],
-        on_leave: OnLeave::ALL[r.pick(2)],
+        on_leave: OnLeave::VARIANTS[r.pick(2)],
         hints: r.pick(2) == 0,
         ..base
     };

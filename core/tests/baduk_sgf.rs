@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use strum::VariantArray;
 
 use madang_core::baduk::sgf::{self, SgfRecord};
 use madang_core::baduk::{
@@ -354,7 +355,7 @@ fn count_by_suggestion(mut state: BadukState) -> madang_core::baduk::BadukResult
         .unwrap();
     }
     assert_eq!(state.phase(), Phase::Scoring);
-    for color in Color::ALL {
+    for &color in Color::VARIANTS {
         let player = state.players().get(color).clone();
         Baduk::apply(
             &mut state,

@@ -17,6 +17,7 @@ use madang_core::yut::{
 };
 use madang_core::{Game, OptionsError};
 use serde_json::{Value, json};
+use strum::VariantArray;
 
 type YutSetter = fn(&mut YutOptions, usize);
 
@@ -24,18 +25,22 @@ type YutSetter = fn(&mut YutOptions, usize);
 /// the i-th.
 fn yut_fields() -> Vec<(&'static str, usize, YutSetter)> {
     vec![
-        ("ruleset", 2, |o, i| o.ruleset = Ruleset::ALL[i]),
-        ("mode", 2, |o, i| o.mode = Mode::ALL[i]),
+        ("ruleset", 2, |o, i| o.ruleset = Ruleset::VARIANTS[i]),
+        ("mode", 2, |o, i| o.mode = Mode::VARIANTS[i]),
         ("playerLimits", 2, |o, i| {
-            o.player_limits = PlayerLimits::ALL[i]
+            o.player_limits = PlayerLimits::VARIANTS[i]
         }),
         ("pieces", 4, |o, i| o.pieces = YutOptions::PIECES[i]),
-        ("stickModel", 2, |o, i| o.stick_model = StickModel::ALL[i]),
+        ("stickModel", 2, |o, i| {
+            o.stick_model = StickModel::VARIANTS[i]
+        }),
         ("backdo", 2, |o, i| o.backdo = i == 0),
         ("backdoFromDo", 3, |o, i| {
-            o.backdo_from_do = BackdoFromDo::ALL[i]
+            o.backdo_from_do = BackdoFromDo::VARIANTS[i]
         }),
-        ("finishRule", 2, |o, i| o.finish_rule = FinishRule::ALL[i]),
+        ("finishRule", 2, |o, i| {
+            o.finish_rule = FinishRule::VARIANTS[i]
+        }),
         ("nakPercent", 4, |o, i| {
             o.nak_percent = YutOptions::NAK_PERCENTS[i]
         }),
@@ -45,7 +50,7 @@ fn yut_fields() -> Vec<(&'static str, usize, YutSetter)> {
         ("captureBonusOnYutMo", 2, |o, i| {
             o.capture_bonus_on_yut_mo = i == 0
         }),
-        ("ranking", 3, |o, i| o.ranking = Ranking::ALL[i]),
+        ("ranking", 3, |o, i| o.ranking = Ranking::VARIANTS[i]),
         ("turnSeconds", 5, |o, i| {
             o.turn_seconds = YutOptions::TURN_SECONDS.get(i).copied()
         }),
@@ -53,15 +58,15 @@ fn yut_fields() -> Vec<(&'static str, usize, YutSetter)> {
             o.turn_cap_seconds = YutOptions::TURN_CAP_SECONDS.get(i).copied()
         }),
         ("timeoutPolicy", 2, |o, i| {
-            o.timeout_policy = TimeoutPolicy::ALL[i]
+            o.timeout_policy = TimeoutPolicy::VARIANTS[i]
         }),
         ("idleTurnsToAuto", 2, |o, i| {
             o.idle_turns_to_auto = YutOptions::IDLE_TURNS_TO_AUTO.get(i).copied()
         }),
-        ("endMode", 2, |o, i| o.end_mode = EndMode::ALL[i]),
-        ("onLeave", 2, |o, i| o.on_leave = OnLeave::ALL[i]),
+        ("endMode", 2, |o, i| o.end_mode = EndMode::VARIANTS[i]),
+        ("onLeave", 2, |o, i| o.on_leave = OnLeave::VARIANTS[i]),
         ("hints", 2, |o, i| o.hints = i == 1),
-        ("chat", 3, |o, i| o.chat = ChatSetting::ALL[i]),
+        ("chat", 3, |o, i| o.chat = ChatSetting::VARIANTS[i]),
     ]
 }
 
@@ -113,7 +118,10 @@ fn the_yut_schema_lists_exactly_the_values_the_typed_options_take() {
             preset.name
         );
         // A preset named after a ruleset is that ruleset's (빠른 판 starts from yutMd's).
-        if Ruleset::ALL.iter().any(|r| json!(r) == json!(preset.name)) {
+        if Ruleset::VARIANTS
+            .iter()
+            .any(|r| json!(r) == json!(preset.name))
+        {
             assert_eq!(preset.options["ruleset"], json!(preset.name));
         }
     }
@@ -230,9 +238,9 @@ fn every_yut_combination_the_schema_allows_validates_and_every_other_is_refused_
 #[test]
 fn every_yut_head_count_the_schema_allows_validates_and_every_other_is_refused_by_name() {
     let schema = YutOptions::schema();
-    for ruleset in Ruleset::ALL {
-        for mode in Mode::ALL {
-            for player_limits in PlayerLimits::ALL {
+    for &ruleset in Ruleset::VARIANTS {
+        for &mode in Mode::VARIANTS {
+            for &player_limits in PlayerLimits::VARIANTS {
                 let options = YutOptions {
                     mode,
                     player_limits,

@@ -10,6 +10,7 @@ use madang_core::yut::{
 };
 use madang_core::{Actor, Game, GameRng, PlayerId};
 use proptest::prelude::*;
+use strum::VariantArray;
 use support::lineup;
 
 fn arb_options() -> impl Strategy<Value = (YutOptions, usize)> {
@@ -45,7 +46,7 @@ fn arb_options() -> impl Strategy<Value = (YutOptions, usize)> {
                         StickModel::Realistic
                     },
                     backdo,
-                    backdo_from_do: BackdoFromDo::ALL[from_do],
+                    backdo_from_do: BackdoFromDo::VARIANTS[from_do],
                     finish_rule: if reach {
                         FinishRule::Reach
                     } else {

@@ -1,4 +1,9 @@
 //! What every handler shares: the store, the clock, and whether test support is on.
+//!
+//! Test support (seeds, `POST /dev/clock`) is compiled only with the `dev` cargo feature, which
+//! the test command turns on and no release build does (`template.yaml` builds without it).
+//! Without the feature the route and the `seed` field do not exist and `MADANG_DEV` is never
+//! read; with it, `MADANG_DEV=1` still has to turn it on at run time.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -7,11 +12,19 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use madang_core::Millis;
 use madang_infra::{RoomStore, StoreError};
 
-/// The server's clock. Handlers read time only from here, so tests (and `MADANG_DEV=1` servers,
-/// through `POST /dev/clock`) can move time forward instead of sleeping.
+/// The server's clock. Handlers read time only from here, so tests (and `MADANG_DEV=1` servers
+/// built with the `dev` feature, through `POST /dev/clock`) can move time forward instead of
+/// sleeping.
 #[derive(Debug, Default)]
 pub struct Clock {
+    /// How far the dev clock was moved; never anything but 0 without the `dev` feature.
     offset_ms: AtomicU64,
+}
+
+/// Whether `MADANG_DEV=1` asks for test support: read only in builds with the `dev` feature,
+/// `false` in every other build whatever the environment says.
+pub fn dev_from_env() -> bool {
+    cfg!(feature = "dev") && std::env::var("MADANG_DEV").is_ok_and(|v| v == "1")
 }
 
 impl Clock {
@@ -25,6 +38,7 @@ impl Clock {
     }
 
     /// Moves the clock forward by `ms`; returns the new time.
+    #[cfg(feature = "dev")]
     pub fn advance(&self, ms: Millis) -> Millis {
         // Saturating, never wrapping: the handler bounds each move ([`MAX_CLOCK_OFFSET_MS`]),
         // and a clock that wrapped would run every deadline backwards.
@@ -37,6 +51,7 @@ impl Clock {
     }
 
     /// How far the clock has been advanced, in ms.
+    #[cfg(feature = "dev")]
     pub fn offset(&self) -> Millis {
         self.offset_ms.load(Ordering::Relaxed)
     }
@@ -44,6 +59,7 @@ impl Clock {
     /// Sets how far the clock is advanced: to the offset shared through the store, so that
     /// every process serving the store (several Lambda execution environments, the sweeper)
     /// reads the same time. The offset never goes back.
+    #[cfg(feature = "dev")]
     pub fn set_offset(&self, ms: Millis) {
         self.offset_ms.fetch_max(ms, Ordering::Relaxed);
     }
@@ -51,6 +67,7 @@ impl Clock {
 
 /// The furthest the dev clock may be moved ahead of the system clock, in all: 100 years.
 /// `POST /dev/clock` refuses a move past it (422), so clock arithmetic never nears `u64::MAX`.
+#[cfg(feature = "dev")]
 pub const MAX_CLOCK_OFFSET_MS: Millis = 100 * 365 * 24 * 3_600_000;
 
 /// Limits of the deployment the router runs in. The defaults are safe for a public deployment;
@@ -93,7 +110,8 @@ pub struct App<S> {
     pub store: Arc<S>,
     /// The server clock.
     pub clock: Arc<Clock>,
-    /// `MADANG_DEV=1`: seeds on create and `POST /dev/clock` are allowed.
+    /// `MADANG_DEV=1` in a build with the `dev` feature: seeds on create and `POST /dev/clock`
+    /// are allowed. Always `false` without the feature ([`App::with_dev`]).
     pub dev: bool,
     /// Deployment limits.
     pub limits: Limits,
@@ -136,9 +154,10 @@ impl<S> App<S> {
         self
     }
 
-    /// Turns `MADANG_DEV=1` test support on or off.
+    /// Turns `MADANG_DEV=1` test support on or off (it stays off in a build without the `dev`
+    /// feature).
     pub fn with_dev(mut self, dev: bool) -> Self {
-        self.dev = dev;
+        self.dev = dev && cfg!(feature = "dev");
         self
     }
 
@@ -153,8 +172,10 @@ impl<S> App<S> {
 impl<S: RoomStore> App<S> {
     /// Test support: takes the dev clock's offset from the store, when the store shares one
     /// (DynamoDB, where several processes serve the same rooms). Does nothing — and reads
-    /// nothing — unless `MADANG_DEV=1` is on, so production pays no read for it.
+    /// nothing — unless `MADANG_DEV=1` is on, so production pays no read for it (and a build
+    /// without the `dev` feature has no code for it at all).
     pub async fn sync_clock(&self) -> Result<(), StoreError> {
+        #[cfg(feature = "dev")]
         if self.dev
             && let Some(offset) = self.store.clock_offset().await?
         {
@@ -165,6 +186,7 @@ impl<S: RoomStore> App<S> {
 
     /// Test support: advances the dev clock by `ms` — in the store when it shares the clock,
     /// so every process sees the move — and returns the new time.
+    #[cfg(feature = "dev")]
     pub async fn advance_clock(&self, ms: Millis) -> Result<Millis, StoreError> {
         match self.store.advance_clock(ms).await? {
             Some(offset) => {

@@ -65,7 +65,7 @@ impl Unit {
 }
 
 /// What kind of route a request was for: the `RouteClass` dimension of [`Metric::Request`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, strum::VariantArray)]
 pub enum RouteClass {
     /// `POST /rooms`.
     Create,
@@ -81,15 +81,6 @@ pub enum RouteClass {
 }
 
 impl RouteClass {
-    /// Every class, in order.
-    pub const ALL: [RouteClass; 5] = [
-        RouteClass::Create,
-        RouteClass::Join,
-        RouteClass::Act,
-        RouteClass::Read,
-        RouteClass::Other,
-    ];
-
     /// The class of a request, from its method and path (the edge layer runs before routing,
     /// so from the path itself; the classes are few and the paths simple).
     pub fn of(method: &Method, path: &str) -> Self {
@@ -177,9 +168,13 @@ pub enum Metric {
     LivePostFailed,
     /// Hook for chat: a chat message accepted (`ChatMessages`).
     ChatMessage,
-    /// Hook for computer players: the time a bot took to choose its move (`BotMoveTime`).
+    /// A computer player's move saved (`BotMoves`): summed, the bots' actions in the rooms' logs.
+    BotMove,
+    /// The time a computer player's move took to choose, check and apply (`BotMoveTime`), one
+    /// value per saved move.
     BotMoveTime(Duration),
-    /// Hook for computer players: an engine that failed or stalled (`EngineFailures`).
+    /// A computer player whose engine failed (or chose a move the rules refused), so the game's
+    /// fallback was played — 바둑 resigns (`EngineFailures`; per saved move).
     EngineFailure,
 }
 
@@ -199,6 +194,7 @@ pub const NAMES: &[(&str, Unit)] = &[
     ("LiveGone", Unit::Count),
     ("LivePostFailures", Unit::Count),
     ("ChatMessages", Unit::Count),
+    ("BotMoves", Unit::Count),
     ("BotMoveTime", Unit::Milliseconds),
     ("EngineFailures", Unit::Count),
 ];
@@ -221,6 +217,7 @@ impl Metric {
             Metric::LiveGone => "LiveGone",
             Metric::LivePostFailed => "LivePostFailures",
             Metric::ChatMessage => "ChatMessages",
+            Metric::BotMove => "BotMoves",
             Metric::BotMoveTime(_) => "BotMoveTime",
             Metric::EngineFailure => "EngineFailures",
         }
@@ -469,6 +466,7 @@ mod tests {
             Metric::LiveGone,
             Metric::LivePostFailed,
             Metric::ChatMessage,
+            Metric::BotMove,
             Metric::BotMoveTime(Duration::ZERO),
             Metric::EngineFailure,
         ];

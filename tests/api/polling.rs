@@ -42,7 +42,12 @@ async fn a_long_poll_wakes_when_another_client_acts() {
     let http = app.http.clone();
     let started = Instant::now();
     let poll = tokio::spawn(async move { http.get(url).send().await.unwrap() });
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // No guessing how long the poll takes to arrive: wait until it is parked on the room (the
+    // store's notifier holds its watch), so the change below comes while it waits.
+    let store = app.embedded.clone().unwrap();
+    while store.watched_rooms() == 0 {
+        tokio::task::yield_now().await;
+    }
     app.join(&room, "b").await;
     let response = poll.await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);

@@ -6,7 +6,7 @@
 //! execution environments and the `live` binary behind the emulator's HTTP front door and API
 //! Gateway WebSocket front, on dynalite (`MADANG_DYNALITE_ENDPOINT`) — where the `version` frame
 //! travels the production way: registry read, `PostToConnection`, the front's socket.
-//! Build the binaries first: `cargo build -p madang-functions --bins`.
+//! Build the binaries first: `cargo build -p madang-functions --bins --features dev`.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;

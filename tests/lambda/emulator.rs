@@ -300,7 +300,7 @@ pub fn binary(name: &str) -> PathBuf {
     assert!(
         path.is_file(),
         "{} is missing: the Lambda suite runs the real binaries, so build them first \
-         (`cargo build -p madang-functions --bins`, as ./scripts/test does)",
+         (`cargo build -p madang-functions --bins --features dev`, as ./scripts/test does)",
         path.display()
     );
     path

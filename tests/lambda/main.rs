@@ -4,7 +4,7 @@
 //! Every test starts its own stack: several `api` execution environments (separate processes)
 //! and one `sweeper`, on a table of its own, behind a front door that turns each HTTP request
 //! into a payload 2.0 event. The game drivers of the other suites run against it unchanged.
-//! Needs the binaries (`cargo build -p madang-functions --bins`) and dynalite
+//! Needs the binaries (`cargo build -p madang-functions --bins --features dev`) and dynalite
 //! (`MADANG_DYNALITE_ENDPOINT`); `./scripts/test` provides both. A missing one fails the test.
 //!
 //! - this file: whole games of both kinds, the 64-client race, the long-poll wake, the shared

@@ -6,7 +6,8 @@
 //! metric) and against the metric table of `madang_functions::metrics` (names and units). Then
 //! the counts are held against what really happened: requests against the front door's count,
 //! versions applied against the rooms' versions in the table, conflicts redone against the
-//! refused writes a proxy in front of dynalite saw, and a `SweeperLag` value for every sweep.
+//! refused writes a proxy in front of dynalite saw, a `SweeperLag` value for every sweep, and
+//! `BotMoves` against the computer players' actions in whole games against them.
 
 use std::sync::Arc;
 
@@ -252,6 +253,37 @@ async fn the_metrics_of_whole_games_are_valid_emf_and_count_what_the_games_did()
         requests,
         applied,
         total(&all, "ConflictsRedone") as u64,
+    );
+}
+
+/// Issue 22: the computer players' metrics. Two whole games against bots (a 4-seat 윷놀이 with
+/// three of them, a 9줄 바둑 against the engine) run through the emulator; their moves are fired
+/// by the human's reads. `BotMoves` is the bots' actions in the rooms' logs (the versions the
+/// human did not add), one `BotMoveTime` per move, and no engine failed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bot_moves_are_the_bots_actions_in_the_logs_each_timed_and_no_engine_failed() {
+    let store = Arc::new(dynalite_store("l-metrics-bots").await);
+    let stack = LambdaStack::start(store, &dynalite(), StackConfig::default()).await;
+    let yut = madang_tests::bots::check_a_four_seat_yut_game_with_three_bots(&stack.app).await;
+    let baduk = madang_tests::bots::check_a_nine_line_baduk_game_against_the_bot(&stack.app).await;
+    let mut lines = stack.output_lines("api");
+    lines.extend(stack.output_lines("sweeper"));
+    let emf = emf_lines(&lines);
+    assert_eq!(
+        total(&emf, "BotMoves"),
+        (yut + baduk) as f64,
+        "{yut} + {baduk}"
+    );
+    let mut times = values(&emf, "BotMoveTime");
+    assert_eq!(times.len() as u64, yut + baduk);
+    assert_eq!(total(&emf, "EngineFailures"), 0.0);
+    times.sort_by(f64::total_cmp);
+    let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+    println!(
+        "bots: {yut} 윷놀이 and {baduk} 바둑 bot actions; BotMoveTime p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms (debug build, emulator)",
+        at(0.5),
+        at(0.99),
+        at(1.0),
     );
 }
 

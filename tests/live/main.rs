@@ -1,7 +1,7 @@
 //! The live channel over real sockets, against the real `madang` binary (`GET /live`): a client
 //! that only listens sees every version of whole games — timeouts fired by the sweeper included
 //! — a dropped client catches up, spectators see versions, and bad tokens, bad frames and
-//! floods are refused. Build the binaries first: `cargo build -p madang-functions --bins`.
+//! floods are refused. Build the binaries first: `cargo build -p madang-functions --bins --features dev`.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use madang_tests::live::{

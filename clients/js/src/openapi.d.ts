@@ -92,7 +92,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NAME_TAKEN" | "CLOCK_OUT_OF_RANGE" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -417,7 +417,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NAME_TAKEN" | "CLOCK_OUT_OF_RANGE" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -607,7 +607,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NAME_TAKEN" | "CLOCK_OUT_OF_RANGE" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -898,7 +898,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NAME_TAKEN" | "CLOCK_OUT_OF_RANGE" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -1075,7 +1075,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NAME_TAKEN" | "CLOCK_OUT_OF_RANGE" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -1328,84 +1328,6 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dev/clock": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Test support (MADANG_DEV=1 only; 404 otherwise): move the server clock forward */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["DevClock"];
-                };
-            };
-            responses: {
-                /** @description The new server time */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            now: number;
-                        };
-                    };
-                };
-                /** @description Malformed request (MALFORMED, BAD_ACTION) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {unknown} */
-                            code?: "MALFORMED" | "BAD_ACTION" | "DUPLICATE_HEADER";
-                        };
-                    };
-                };
-                /** @description No such room (or nothing of the kind) */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE";
-                        };
-                    };
-                };
-                /** @description Body over 16 KiB */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"] & {
-                            /** @enum {unknown} */
-                            code?: "PAYLOAD_TOO_LARGE";
-                        };
-                    };
-                };
-            };
-        };
         delete?: never;
         options?: never;
         head?: never;
@@ -3006,20 +2928,6 @@ export interface components {
              * @default null
              */
             options?: components["schemas"]["YutOptionsInput"] | null;
-            /**
-             * Format: uint64
-             * @description `MADANG_DEV=1` only: seed the room's generator for a reproducible game.
-             * @default null
-             */
-            seed?: number | null;
-        };
-        /** @description `POST /dev/clock` body (its schema is the OpenAPI document's `DevClock`). */
-        DevClock: {
-            /**
-             * Format: uint64
-             * @description How far to move the server clock, in milliseconds.
-             */
-            advanceMs: number;
         };
         /** @description `POST /rooms` for a 바둑 room. */
         CreateBadukRoom: {
@@ -3035,12 +2943,6 @@ export interface components {
              * @default null
              */
             options?: components["schemas"]["BadukOptionsInput"] | null;
-            /**
-             * Format: uint64
-             * @description `MADANG_DEV=1` only: seed the room's generator for a reproducible game.
-             * @default null
-             */
-            seed?: number | null;
         };
         /** @description The options as sent: every key optional, unknown keys refused. */
         YutOptionsInput: {
@@ -3501,7 +3403,7 @@ export interface components {
              * @description Stable machine code
              * @enum {unknown}
              */
-            code: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_ACTION" | "BAD_BOT_LEVEL" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_MUTE_SELF" | "CANNOT_RECOMMEND" | "CHAT_EMOTES_ONLY" | "CHAT_GALLERY_FULL" | "CHAT_MUTED" | "CHAT_OFF" | "CHAT_RATE_LIMITED" | "CLOCK_OUT_OF_RANGE" | "DRAW_NOT_ALLOWED" | "DUPLICATE_HEADER" | "GAME_OVER" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INTERNAL" | "INVALID_CHAT_TEXT" | "INVALID_NAME" | "INVALID_OPTIONS" | "KICKED" | "KO" | "MALFORMED" | "NAME_TAKEN" | "NOT_AUTO_PLAYING" | "NOT_AVAILABLE" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_FINISHED" | "NOT_HOST" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_BOTS" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_SUCH_ROUTE" | "NO_TEAM" | "OCCUPIED" | "OFF_BOARD" | "ONLY_BOTS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "REQUEST_PENDING" | "REQUEST_TIMEOUT" | "ROOM_BUSY" | "ROOM_EXISTS" | "ROOM_FULL" | "ROOM_NOT_FOUND" | "STORE_UNAVAILABLE" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_POLLS" | "UNAUTHORIZED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_EMOTE" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "UNSUPPORTED_MEDIA_TYPE" | "VERSION_CONFLICT" | "WRONG_PHASE";
+            code: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_ACTION" | "BAD_BOT_LEVEL" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_MUTE_SELF" | "CANNOT_RECOMMEND" | "CHAT_EMOTES_ONLY" | "CHAT_GALLERY_FULL" | "CHAT_MUTED" | "CHAT_OFF" | "CHAT_RATE_LIMITED" | "DRAW_NOT_ALLOWED" | "DUPLICATE_HEADER" | "GAME_OVER" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INTERNAL" | "INVALID_CHAT_TEXT" | "INVALID_NAME" | "INVALID_OPTIONS" | "KICKED" | "KO" | "MALFORMED" | "NAME_TAKEN" | "NOT_AUTO_PLAYING" | "NOT_AVAILABLE" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_FINISHED" | "NOT_HOST" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_BOTS" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_SUCH_ROUTE" | "NO_TEAM" | "OCCUPIED" | "OFF_BOARD" | "ONLY_BOTS" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "REQUEST_PENDING" | "REQUEST_TIMEOUT" | "ROOM_BUSY" | "ROOM_EXISTS" | "ROOM_FULL" | "ROOM_NOT_FOUND" | "STORE_UNAVAILABLE" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_POLLS" | "UNAUTHORIZED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_EMOTE" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "UNSUPPORTED_MEDIA_TYPE" | "VERSION_CONFLICT" | "WRONG_PHASE";
             /** @description Korean message for players */
             detail: string;
             /** @description INVALID_OPTIONS: the offending option key */

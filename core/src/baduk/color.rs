@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
     Serialize,
     Deserialize,
     schemars::JsonSchema,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Color {
@@ -25,9 +26,6 @@ pub enum Color {
 }
 
 impl Color {
-    /// Both colours, black first.
-    pub const ALL: [Color; 2] = [Color::Black, Color::White];
-
     /// The other side.
     pub const fn opponent(self) -> Color {
         match self {

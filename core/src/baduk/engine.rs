@@ -19,6 +19,7 @@ use super::state::{BadukState, Phase, ScoringMarks, UndoRequest};
 use super::view::{self, BadukView};
 use crate::game::{Actor, BotError, BotLevel, Game, Lineup, Millis, OptionsError, PlayerId};
 use crate::rng::GameRng;
+use strum::VariantArray;
 
 /// 바둑 (`spec/baduk.md`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, schemars::JsonSchema)]
@@ -153,8 +154,9 @@ impl Game for Baduk {
     fn active_players(state: &BadukState) -> Vec<PlayerId> {
         match (state.phase, &state.marks) {
             (Phase::Playing, _) => vec![state.players.get(state.turn).clone()],
-            (Phase::Scoring, Some(marks)) => Color::ALL
-                .into_iter()
+            (Phase::Scoring, Some(marks)) => Color::VARIANTS
+                .iter()
+                .copied()
                 .filter(|&c| !marks.agreed.get(c))
                 .map(|c| state.players.get(c).clone())
                 .collect(),

@@ -10,7 +10,16 @@ use crate::game::OptionsError;
 
 /// How the game is counted (§6).
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "camelCase")]
 pub enum ScoringMethod {
@@ -23,7 +32,16 @@ pub enum ScoringMethod {
 
 /// Which repetitions are forbidden (§5.3).
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "camelCase")]
 pub enum KoRule {
@@ -36,7 +54,16 @@ pub enum KoRule {
 
 /// Who takes black (§4.1).
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "camelCase")]
 pub enum ColorAssignment {
@@ -51,7 +78,16 @@ pub enum ColorAssignment {
 
 /// The kind of clock.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "camelCase")]
 pub enum ClockKind {
@@ -62,30 +98,6 @@ pub enum ClockKind {
     Byoyomi,
     /// Main time plus an increment per move.
     Fischer,
-}
-
-impl ScoringMethod {
-    /// Every value, in the order a form shows them.
-    pub const ALL: [ScoringMethod; 2] = [ScoringMethod::Territory, ScoringMethod::Area];
-}
-
-impl KoRule {
-    /// Every value, in the order a form shows them.
-    pub const ALL: [KoRule; 2] = [KoRule::PositionalSuperko, KoRule::Korean];
-}
-
-impl ColorAssignment {
-    /// Every value, in the order a form shows them.
-    pub const ALL: [ColorAssignment; 3] = [
-        ColorAssignment::Nigiri,
-        ColorAssignment::HostBlack,
-        ColorAssignment::HostWhite,
-    ];
-}
-
-impl ClockKind {
-    /// Every value, in the order a form shows them.
-    pub const ALL: [ClockKind; 3] = [ClockKind::None, ClockKind::Byoyomi, ClockKind::Fischer];
 }
 
 /// `timeControl` (§2).
@@ -134,7 +146,9 @@ impl Default for UndoAllowance {
 }
 
 impl UndoAllowance {
-    /// Every allowed value: `"off"`, `1`, `3`, `"unlimited"`.
+    /// Every allowed value: `"off"`, `1`, `3`, `"unlimited"`. Written out, unlike the other
+    /// options' `strum::VariantArray`: `Limited` carries a number, and only two of them are
+    /// allowed.
     pub const ALL: [UndoAllowance; 4] = [
         UndoAllowance::Off,
         UndoAllowance::Limited(1),
@@ -263,6 +277,7 @@ pub struct BadukOptions {
     /// Seconds a disconnected player to act is waited for: 60, 120 or 300.
     pub disconnect_grace_sec: u32,
     /// What the room's chat allows (DESIGN "Chat").
+    #[serde(deserialize_with = "crate::room::since_format_5")]
     pub chat: crate::chat::ChatSetting,
 }
 

@@ -1,6 +1,7 @@
 //! The end of a game (§6.5, §8.6).
 
 use serde::{Deserialize, Serialize};
+use strum::VariantArray;
 
 use super::color::{ByColor, Color};
 use super::scoring::Score;
@@ -73,7 +74,7 @@ impl BadukResult {
             _ => 1,
         };
         BadukResult {
-            ranking: Color::ALL
+            ranking: Color::VARIANTS
                 .iter()
                 .map(|&c| RankEntry {
                     player_id: players.get(c).clone(),

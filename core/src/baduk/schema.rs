@@ -2,6 +2,7 @@
 //! [`BadukOptions::validate`] uses.
 
 use serde_json::{Value, json};
+use strum::VariantArray;
 
 use super::options::{
     BadukOptions, ClockKind, ColorAssignment, KoRule, ScoringMethod, UndoAllowance,
@@ -94,7 +95,7 @@ impl BadukOptions {
                 "colorAssignment",
                 "흑 정하기",
                 BASIC,
-                Values::one_of(ColorAssignment::ALL),
+                Values::one_of(ColorAssignment::VARIANTS),
                 &["돌 가리기(무작위)", "방장이 흑", "방장이 백"],
             ),
             spec(
@@ -116,7 +117,7 @@ impl BadukOptions {
                 "timeControl.kind",
                 "시계",
                 TIME,
-                Values::one_of(ClockKind::ALL),
+                Values::one_of(ClockKind::VARIANTS),
                 &[
                     "시계 없음",
                     "기본 시간 + 초읽기",
@@ -182,7 +183,7 @@ impl BadukOptions {
                 "scoring",
                 "계가",
                 HOUSE,
-                Values::one_of(ScoringMethod::ALL),
+                Values::one_of(ScoringMethod::VARIANTS),
                 &["집 세기(한국식)", "영역 세기(중국식)"],
             )
             .advanced(),
@@ -204,7 +205,7 @@ impl BadukOptions {
                 "koRule",
                 "패",
                 HOUSE,
-                Values::one_of(KoRule::ALL),
+                Values::one_of(KoRule::VARIANTS),
                 &[
                     "같은 모양을 다시 만들 수 없어요",
                     "한국식(삼패 같은 반복은 무승부)",
@@ -223,7 +224,7 @@ impl BadukOptions {
                 "chat",
                 crate::chat::ChatSetting::LABEL,
                 HOUSE,
-                Values::one_of(crate::chat::ChatSetting::ALL),
+                Values::one_of(crate::chat::ChatSetting::VARIANTS),
                 &crate::chat::ChatSetting::VALUE_LABELS,
             )
             .help(crate::chat::ChatSetting::HELP),

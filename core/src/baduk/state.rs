@@ -6,6 +6,7 @@
 //! record and the final count are rebuilt by replaying the moves on decode.
 
 use serde::{Deserialize, Serialize};
+use strum::VariantArray;
 
 use super::clock::Clock;
 use super::color::{ByColor, Color};
@@ -134,8 +135,9 @@ impl BadukState {
 
     /// The colour `player` plays, if they play.
     pub fn color_of(&self, player: &PlayerId) -> Option<Color> {
-        Color::ALL
-            .into_iter()
+        Color::VARIANTS
+            .iter()
+            .copied()
             .find(|&c| self.players.get(c) == player)
     }
 

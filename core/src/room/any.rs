@@ -1,7 +1,9 @@
 //! Rooms of any game, as the store keeps them: one enum, so a stored room can be read back
 //! without knowing its game first.
 
-use serde::{Deserialize, Serialize};
+use std::cell::Cell;
+
+use serde::{Deserialize, Deserializer, Serialize};
 
 use super::Room;
 use crate::baduk::Baduk;
@@ -71,6 +73,47 @@ macro_rules! with_room {
 //    computer-player level (`addBot`).
 pub const FORMAT: u8 = 5;
 
+/// The oldest layout [`AnyRoom::decode`] still reads. Format 4 is the release before chat and
+/// computer players: a deployment upgraded in the middle of a game keeps its rooms, which read
+/// as if made with `chat: on` and no bots (the fields format 5 added, at their defaults).
+pub const OLDEST_FORMAT: u8 = 4;
+
+thread_local! {
+    /// The layout [`AnyRoom::decode`] is reading on this thread, for [`since_format_5`]. It is
+    /// [`FORMAT`] outside a decode (JSON included), so only a stored older room sees another.
+    static READING: Cell<u8> = const { Cell::new(FORMAT) };
+}
+
+/// Deserializes a field that format 5 added to the stored layout. postcard writes fields in
+/// order with no names, so a format-4 room simply lacks the bytes: the field takes its default
+/// and the next field reads on from the same place. Any other decode reads the field as usual.
+pub(crate) fn since_format_5<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    if READING.get() < 5 {
+        Ok(T::default())
+    } else {
+        T::deserialize(d)
+    }
+}
+
+/// Sets [`READING`] for one decode and puts it back after, even on an early return.
+struct Reading(u8);
+
+impl Reading {
+    fn layout(format: u8) -> Self {
+        Reading(READING.replace(format))
+    }
+}
+
+impl Drop for Reading {
+    fn drop(&mut self) {
+        READING.set(self.0);
+    }
+}
+
 /// A stored room that cannot be read back.
 #[derive(Debug, thiserror::Error)]
 pub enum DecodeError {
@@ -79,7 +122,7 @@ pub enum DecodeError {
     Empty,
     /// A layout this server does not read (an older one, or a newer server's).
     #[error(
-        "stored room has format {found}, an older or unknown layout: this server reads only format {FORMAT}"
+        "stored room has format {found}, an older or unknown layout: this server reads formats {OLDEST_FORMAT} to {FORMAT}"
     )]
     Format {
         /// The format byte found.
@@ -113,16 +156,21 @@ impl AnyRoom {
         out
     }
 
-    /// Reads a stored room back. Only the current [`FORMAT`] is read: an older layout is
-    /// refused by its number (postcard is not self-describing, so reading it as the current one
-    /// could misread it rather than fail), as is trailing data after the room.
+    /// Reads a stored room back: the current [`FORMAT`], or an older layout down to
+    /// [`OLDEST_FORMAT`] (its missing fields at their defaults; the room is saved back in the
+    /// current format with its next change). Any other layout is refused by its number
+    /// (postcard is not self-describing, so reading it as the current one could misread it
+    /// rather than fail), as is trailing data after the room.
     pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
         match bytes.split_first() {
-            Some((&FORMAT, rest)) => match postcard::take_from_bytes(rest) {
-                Ok((room, [])) => Ok(room),
-                Ok((_, extra)) => Err(DecodeError::Trailing(extra.len())),
-                Err(e) => Err(DecodeError::Body(e)),
-            },
+            Some((&format, rest)) if (OLDEST_FORMAT..=FORMAT).contains(&format) => {
+                let _reading = Reading::layout(format);
+                match postcard::take_from_bytes(rest) {
+                    Ok((room, [])) => Ok(room),
+                    Ok((_, extra)) => Err(DecodeError::Trailing(extra.len())),
+                    Err(e) => Err(DecodeError::Body(e)),
+                }
+            }
             Some((&found, _)) => Err(DecodeError::Format { found }),
             None => Err(DecodeError::Empty),
         }

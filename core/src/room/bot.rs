@@ -72,13 +72,14 @@ impl<G: Game> Room<G> {
 
     /// The computer player in `player`'s seat acts at `at`: its own choice, or — if the choice
     /// failed or the rules refused it — the game's fallback (바둑 resigns), so an engine error
-    /// never stalls the room. `None` (nothing changed) if neither can be applied.
+    /// never stalls the room. `None` (nothing changed) if neither can be applied; else the
+    /// events, and whether it was the fallback.
     pub(super) fn bot_moves(
         &mut self,
         player: &PlayerId,
         level: u8,
         at: Millis,
-    ) -> Option<Vec<G::Event>> {
+    ) -> Option<(Vec<G::Event>, bool)> {
         let state = self.game.as_ref()?;
         // Worked on copies: the room changes only if an action is accepted.
         let mut rng = self.rng.clone();
@@ -87,20 +88,22 @@ impl<G: Game> Room<G> {
         let applied = chosen.as_ref().ok().and_then(|action| {
             G::apply(&mut next, Actor::Player(player), action, &mut rng, at).ok()
         });
-        let events = match applied {
-            Some(events) => events,
+        let (events, fallback) = match applied {
+            Some(events) => (events, false),
             None => {
                 // Why-log is the caller's business (core does no I/O); the fallback is the
                 // whole recovery.
                 rng = self.rng.clone();
                 next = state.clone();
                 let action = G::bot_fallback(state, player)?;
-                G::apply(&mut next, Actor::Player(player), &action, &mut rng, at).ok()?
+                let events =
+                    G::apply(&mut next, Actor::Player(player), &action, &mut rng, at).ok()?;
+                (events, true)
             }
         };
         self.game = Some(next);
         self.rng = rng;
-        Some(events)
+        Some((events, fallback))
     }
 
     /// The host fills the next empty seat with a computer player of `level` (one of

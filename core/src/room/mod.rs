@@ -24,7 +24,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-pub use any::{AnyRoom, DecodeError, FORMAT, GameKind};
+pub(crate) use any::since_format_5;
+pub use any::{AnyRoom, DecodeError, FORMAT, GameKind, OLDEST_FORMAT};
 use bot::Due;
 pub use bot::{BOT_THINK_MAX_MS, BOT_THINK_MIN_MS, bot_name};
 pub use error::{ErrorKind, RoomError};
@@ -57,11 +58,35 @@ pub const PLAYING_TTL_MS: Millis = 30 * 24 * 3600 * 1000;
 
 /// Catch-up never fires more than this many timeouts in one go: a bound on the work a single
 /// request can do, even for a room left alone for weeks (the rest fires on the next load).
-const MAX_TIMEOUTS_PER_CATCH_UP: usize = 1_000;
+pub const MAX_TIMEOUTS_PER_CATCH_UP: usize = 1_000;
 
 /// When each player was last seen (epoch ms), kept by the store outside the versioned room so
 /// that polling never costs a versioned write.
 pub type Presence = BTreeMap<PlayerId, Millis>;
+
+/// What one step of the catch-up ([`Room::catch_up_one`]) fired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fired {
+    /// A person's deadline (or grace period) passed: the game's timeout action.
+    Timeout,
+    /// A computer player of `level` moved; `fallback`: its own choice failed (an engine error,
+    /// or a move the rules refused) and the game's fallback was played instead (바둑 resigns).
+    Bot {
+        /// The computer player's level.
+        level: u8,
+        /// The fallback was played.
+        fallback: bool,
+    },
+}
+
+/// One fired timeout: what it was and what it did.
+#[derive(Debug)]
+pub struct CaughtUp<G: Game> {
+    /// What fired.
+    pub fired: Fired,
+    /// Its events.
+    pub events: Vec<G::Event>,
+}
 
 /// The hash of a bearer token: tokens are shown once and stored only as this.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -96,12 +121,15 @@ pub struct Member {
     pub client: u64,
     /// A computer player of this level (`addBot`), or `None` for a person. A bot has no token
     /// that works ([`Room::authenticate`] never matches it) and no presence.
+    #[serde(deserialize_with = "any::since_format_5")]
     pub bot: Option<u8>,
 }
 
-/// A room of game `G`. (`Clone`, `PartialEq` and `Debug` are written out below: derives would
-/// demand them of the zero-sized game marker too.)
+/// A room of game `G`. (`Clone` and `PartialEq` come from `derive_where`, which bounds only the
+/// fields and not the zero-sized game marker, as std's derives would; every field takes part, so
+/// a new one cannot be left out. `Debug` is written out below to show less.)
 #[derive(Serialize, Deserialize)]
+#[derive_where::derive_where(Clone, PartialEq)]
 #[serde(bound = "")]
 pub struct Room<G: Game> {
     /// Unguessable room id.
@@ -131,44 +159,6 @@ pub struct Room<G: Game> {
     pub barred: Vec<u64>,
     /// The rematch lobby of this finished game (한 판 더), once someone asked for it.
     pub rematch: Option<String>,
-}
-
-impl<G: Game> Clone for Room<G> {
-    fn clone(&self) -> Self {
-        Room {
-            id: self.id.clone(),
-            version: self.version,
-            host: self.host.clone(),
-            seats: self.seats.clone(),
-            options: self.options.clone(),
-            game: self.game.clone(),
-            rng: self.rng.clone(),
-            created_at: self.created_at,
-            updated_at: self.updated_at,
-            next_player_no: self.next_player_no,
-            ledger: self.ledger.clone(),
-            barred: self.barred.clone(),
-            rematch: self.rematch.clone(),
-        }
-    }
-}
-
-impl<G: Game> PartialEq for Room<G> {
-    fn eq(&self, other: &Self) -> bool {
-        self.id == other.id
-            && self.version == other.version
-            && self.host == other.host
-            && self.seats == other.seats
-            && self.options == other.options
-            && self.game == other.game
-            && self.rng == other.rng
-            && self.created_at == other.created_at
-            && self.updated_at == other.updated_at
-            && self.next_player_no == other.next_player_no
-            && self.ledger == other.ledger
-            && self.barred == other.barred
-            && self.rematch == other.rematch
-    }
 }
 
 impl<G: Game> std::fmt::Debug for Room<G> {
@@ -399,39 +389,41 @@ impl<G: Game> Room<G> {
     pub fn catch_up(&mut self, now: Millis, presence: &Presence) -> Vec<G::Event> {
         let mut events = Vec::new();
         for _ in 0..MAX_TIMEOUTS_PER_CATCH_UP {
-            let Some((at, player, due)) = self.next_timeout(presence) else {
+            let Some(mut step) = self.catch_up_one(now, presence) else {
                 break;
             };
-            if at > now {
-                break;
-            }
-            if let Due::Bot(level) = due {
-                match self.bot_moves(&player, level, at) {
-                    Some(mut fired) => {
-                        events.append(&mut fired);
-                        self.accept(at);
-                        continue;
-                    }
-                    None => break,
-                }
-            }
-            let Some(state) = self.game.as_mut() else {
-                break;
-            };
-            let Some(action) = G::on_timeout(state, &player, at) else {
-                break;
-            };
-            match G::apply(state, Actor::Timeout(&player), &action, &mut self.rng, at) {
-                Ok(mut fired) => {
-                    events.append(&mut fired);
-                    self.accept(at);
-                }
-                // The engine chose an action it then refused: a bug in the engine. Stop rather
-                // than spin; the room stays as it was before this timeout.
-                Err(_) => break,
-            }
+            events.append(&mut step.events);
         }
         events
+    }
+
+    /// Fires the oldest timeout due at `now`, at its own deadline (version + 1), or nothing
+    /// (`None`). [`Room::catch_up`] is this, repeated; a caller that wants to know what each
+    /// step was — a computer player's move, and whether its engine failed — or to time it,
+    /// runs the steps itself, at most [`MAX_TIMEOUTS_PER_CATCH_UP`] of them.
+    pub fn catch_up_one(&mut self, now: Millis, presence: &Presence) -> Option<CaughtUp<G>> {
+        let (at, player, due) = self.next_timeout(presence)?;
+        if at > now {
+            return None;
+        }
+        if let Due::Bot(level) = due {
+            let (events, fallback) = self.bot_moves(&player, level, at)?;
+            self.accept(at);
+            return Some(CaughtUp {
+                fired: Fired::Bot { level, fallback },
+                events,
+            });
+        }
+        let state = self.game.as_mut()?;
+        let action = G::on_timeout(state, &player, at)?;
+        // An `Err`: the engine chose an action it then refused, a bug in the engine. Stop rather
+        // than spin; the room stays as it was before this timeout.
+        let events = G::apply(state, Actor::Timeout(&player), &action, &mut self.rng, at).ok()?;
+        self.accept(at);
+        Some(CaughtUp {
+            fired: Fired::Timeout,
+            events,
+        })
     }
 
     /// Applies one action of `player` at `now`. On `Err` the room is unchanged.

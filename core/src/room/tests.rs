@@ -192,7 +192,36 @@ impl Game for Tally {
     fn rule_summary(o: &TallyOptions) -> String {
         format!("{}까지 세기", o.target)
     }
+    fn bot_levels() -> &'static [crate::game::BotLevel] {
+        &TALLY_BOTS
+    }
+    /// Level 1 adds 3; level 2 is an engine that always fails.
+    fn bot_action(
+        _s: &TallyState,
+        _p: &PlayerId,
+        level: u8,
+        _rng: &mut GameRng,
+    ) -> Result<TallyAction, crate::game::BotError> {
+        match level {
+            1 => Ok(TallyAction::Add { n: 3 }),
+            _ => Err(crate::game::BotError("고장".into())),
+        }
+    }
+    fn bot_fallback(_s: &TallyState, _p: &PlayerId) -> Option<TallyAction> {
+        Some(TallyAction::Resign)
+    }
 }
+
+static TALLY_BOTS: [crate::game::BotLevel; 2] = [
+    crate::game::BotLevel {
+        level: 1,
+        label: "보통",
+    },
+    crate::game::BotLevel {
+        level: 2,
+        label: "고장 난 엔진",
+    },
+];
 
 const T0: Millis = 1_000_000;
 
@@ -568,4 +597,44 @@ fn poll_after_is_rare_once_the_game_is_over() {
     }
     let view = serde_json::to_value(room.view(Some(&host), &presence, now)).unwrap();
     assert_eq!(view["pollAfterMs"], POLL_FINISHED_MS);
+}
+
+#[test]
+fn each_catch_up_step_says_whether_a_bot_moved_and_whether_its_engine_failed() {
+    for (level, fallback) in [(1, false), (2, true)] {
+        let (mut room, host) = lobby();
+        act(
+            &mut room,
+            &host,
+            json!({"type": "addBot", "level": level}),
+            T0,
+        )
+        .unwrap();
+        act(&mut room, &host, json!({"type": "start"}), T0).unwrap();
+        let presence: Presence = [(host.clone(), T0)].into();
+        // The host moves first if it is their turn; then the bot's move is due within a think
+        // time, and not before.
+        if to_move(&room) == host {
+            act(&mut room, &host, json!({"type": "add", "n": 1}), T0).unwrap();
+        }
+        let due = room.due_at(&presence).unwrap();
+        assert!((T0 + BOT_THINK_MIN_MS..=T0 + BOT_THINK_MAX_MS).contains(&due));
+        assert!(room.catch_up_one(due - 1, &presence).is_none());
+        let v = room.version;
+        let step = room.catch_up_one(due, &presence).unwrap();
+        assert_eq!(step.fired, Fired::Bot { level, fallback });
+        assert_eq!(room.version, v + 1);
+        let expected = if fallback {
+            TallyAction::Resign
+        } else {
+            TallyAction::Add { n: 3 }
+        };
+        assert_eq!(step.events, vec![expected]);
+        // A person's lapsed turn is a plain timeout.
+        if !fallback {
+            let due = room.due_at(&presence).unwrap();
+            let step = room.catch_up_one(due, &presence).unwrap();
+            assert_eq!(step.fired, Fired::Timeout);
+        }
+    }
 }

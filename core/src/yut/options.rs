@@ -10,7 +10,16 @@ use crate::game::OptionsError;
 
 /// 개인전 or 팀전.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "camelCase")]
 pub enum Mode {
@@ -24,7 +33,16 @@ pub enum Mode {
 
 /// How likely one stick is to land flat side (배) up.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "camelCase")]
 pub enum StickModel {
@@ -47,7 +65,16 @@ impl StickModel {
 
 /// What 빽도 does to a piece on 도 (spot 1), which has nowhere behind it on the board.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "camelCase")]
 pub enum BackdoFromDo {
@@ -62,7 +89,16 @@ pub enum BackdoFromDo {
 
 /// When a lapped piece finishes.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "camelCase")]
 pub enum FinishRule {
@@ -75,7 +111,16 @@ pub enum FinishRule {
 
 /// How the sides that did not win are ranked in an individual game.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "camelCase")]
 pub enum Ranking {
@@ -90,7 +135,16 @@ pub enum Ranking {
 
 /// Which set of rules the other options start from (ruling Y16).
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "camelCase")]
 pub enum Ruleset {
@@ -105,7 +159,16 @@ pub enum Ruleset {
 
 /// How many people can play.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "camelCase")]
 pub enum PlayerLimits {
@@ -118,7 +181,16 @@ pub enum PlayerLimits {
 
 /// How the system picks a move when it plays for someone (timeout, auto play, bot).
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "camelCase")]
 pub enum TimeoutPolicy {
@@ -132,7 +204,16 @@ pub enum TimeoutPolicy {
 
 /// How the game ends.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "camelCase")]
 pub enum EndMode {
@@ -146,7 +227,16 @@ pub enum EndMode {
 
 /// What happens to the seat of a player who leaves a running game.
 #[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "camelCase")]
 pub enum OnLeave {
@@ -155,60 +245,6 @@ pub enum OnLeave {
     Concede,
     /// A bot takes the seat over: same team, pieces and turn order, playing by `timeoutPolicy`.
     Bot,
-}
-
-impl Mode {
-    /// Every value, in the order a form shows them.
-    pub const ALL: [Mode; 2] = [Mode::Individual, Mode::Team];
-}
-
-impl StickModel {
-    /// Every value, in the order a form shows them.
-    pub const ALL: [StickModel; 2] = [StickModel::Realistic, StickModel::Fair];
-}
-
-impl BackdoFromDo {
-    /// Every value, in the order a form shows them.
-    pub const ALL: [BackdoFromDo; 3] = [
-        BackdoFromDo::Chammeogi,
-        BackdoFromDo::Finish,
-        BackdoFromDo::Home,
-    ];
-}
-
-impl FinishRule {
-    /// Every value, in the order a form shows them.
-    pub const ALL: [FinishRule; 2] = [FinishRule::Pass, FinishRule::Reach];
-}
-
-impl Ranking {
-    /// Every value, in the order a form shows them.
-    pub const ALL: [Ranking; 3] = [Ranking::First, Ranking::All, Ranking::None];
-}
-
-impl Ruleset {
-    /// Every value, in the order a form shows them.
-    pub const ALL: [Ruleset; 2] = [Ruleset::YutMd, Ruleset::RulesPage];
-}
-
-impl PlayerLimits {
-    /// Every value, in the order a form shows them.
-    pub const ALL: [PlayerLimits; 2] = [PlayerLimits::YutMd, PlayerLimits::RulesPage];
-}
-
-impl TimeoutPolicy {
-    /// Every value, in the order a form shows them.
-    pub const ALL: [TimeoutPolicy; 2] = [TimeoutPolicy::YutMd, TimeoutPolicy::RulesPage];
-}
-
-impl EndMode {
-    /// Every value, in the order a form shows them.
-    pub const ALL: [EndMode; 2] = [EndMode::Finish, EndMode::Timed];
-}
-
-impl OnLeave {
-    /// Every value, in the order a form shows them.
-    pub const ALL: [OnLeave; 2] = [OnLeave::Concede, OnLeave::Bot];
 }
 
 /// The room options of §2 and of the rules page (ruling Y16), exactly as clients send them
@@ -264,6 +300,7 @@ pub struct YutOptions {
     /// (`state.hint`, yut.md §9: "추천 수(8.5 우선순위)를 연하게 표시"); free under every ruleset.
     pub hints: bool,
     /// What the room's chat allows (DESIGN "Chat"); free under every ruleset.
+    #[serde(deserialize_with = "crate::room::since_format_5")]
     pub chat: ChatSetting,
 }
 
@@ -598,6 +635,7 @@ impl YutOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use strum::VariantArray;
 
     #[test]
     fn defaults_are_those_of_the_spec() {
@@ -667,7 +705,7 @@ mod tests {
 
     #[test]
     fn hints_are_off_by_default_and_free_under_every_ruleset() {
-        for ruleset in Ruleset::ALL {
+        for &ruleset in Ruleset::VARIANTS {
             assert!(!YutOptions::preset(ruleset).hints);
             for hints in [true, false] {
                 let json = serde_json::json!({"ruleset": ruleset, "hints": hints});

@@ -1,6 +1,7 @@
 //! Ranking and the final result (§6, §8.6).
 
 use std::collections::BTreeMap;
+use strum::VariantArray;
 
 use serde::Serialize;
 
@@ -190,7 +191,7 @@ impl State {
                     yut: count(Throw::Yut),
                     mo: count(Throw::Mo),
                     backdo: count(Throw::Backdo),
-                    nak: t[Throw::ALL.len()],
+                    nak: t[Throw::VARIANTS.len()],
                 },
                 captures: (0..self.sides.len())
                     .map(|i| (i as SideId, self.stats.captures[i]))

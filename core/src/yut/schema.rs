@@ -2,6 +2,7 @@
 //! [`YutOptions::validate`] uses.
 
 use serde_json::{Value, json};
+use strum::VariantArray;
 
 use super::options::{
     BackdoFromDo, EndMode, FinishRule, Mode, OnLeave, PlayerLimits, Ranking, Ruleset, StickModel,
@@ -56,7 +57,7 @@ impl YutOptions {
                 "ruleset",
                 "규칙 묶음",
                 BASIC,
-                Values::one_of(Ruleset::ALL),
+                Values::one_of(Ruleset::VARIANTS),
                 &["기본 규칙", "규칙 안내 페이지"],
             )
             .help("고르면 아래 값이 그 묶음대로 바뀌어요. 규칙 안내 페이지에서는 몇 가지가 정해져 있어요."),
@@ -64,7 +65,7 @@ impl YutOptions {
                 "mode",
                 "경기 방식",
                 BASIC,
-                Values::one_of(Mode::ALL),
+                Values::one_of(Mode::VARIANTS),
                 &["개인전", "팀전"],
             )
             .help("팀전은 1·3·5번 자리가 청팀, 2·4·6번 자리가 홍팀이에요."),
@@ -88,7 +89,7 @@ impl YutOptions {
                 "endMode",
                 "끝나는 방법",
                 BASIC,
-                Values::one_of(EndMode::ALL),
+                Values::one_of(EndMode::VARIANTS),
                 &["말을 모두 내면 끝", "30분 시간제"],
             ),
             spec(
@@ -126,7 +127,7 @@ impl YutOptions {
                 "playerLimits",
                 "인원",
                 HOUSE,
-                Values::one_of(PlayerLimits::ALL),
+                Values::one_of(PlayerLimits::VARIANTS),
                 &[
                     "개인전 2~4명, 팀전 4·6·8명",
                     "개인전 2~6명, 팀전 2:2·3:3",
@@ -137,7 +138,7 @@ impl YutOptions {
                 "stickModel",
                 "윷가락",
                 HOUSE,
-                Values::one_of(StickModel::ALL),
+                Values::one_of(StickModel::VARIANTS),
                 &[
                     "진짜 윷처럼(개·걸이 잦고 모는 드물어요)",
                     "고르게(16번 중 도 3·개 6·걸 4·윷 1·모 1·빽도 1)",
@@ -148,7 +149,7 @@ impl YutOptions {
                 "backdoFromDo",
                 "도에서 빽도",
                 HOUSE,
-                Values::one_of(BackdoFromDo::ALL),
+                Values::one_of(BackdoFromDo::VARIANTS),
                 &[
                     "참먹이로 가요(다음에 바로 날 수 있어요)",
                     "바로 나요",
@@ -160,7 +161,7 @@ impl YutOptions {
                 "finishRule",
                 "완주",
                 HOUSE,
-                Values::one_of(FinishRule::ALL),
+                Values::one_of(FinishRule::VARIANTS),
                 &["참먹이를 지나야 나요", "참먹이에 닿으면 나요"],
             )
             .advanced(),
@@ -193,7 +194,7 @@ impl YutOptions {
                 "ranking",
                 "순위",
                 HOUSE,
-                Values::one_of(Ranking::ALL),
+                Values::one_of(Ranking::VARIANTS),
                 &[
                     "1등이 나오면 끝, 나머지는 진행한 만큼",
                     "꼴찌가 정해질 때까지",
@@ -206,7 +207,7 @@ impl YutOptions {
                 "timeoutPolicy",
                 "자동으로 옮길 때",
                 HOUSE,
-                Values::one_of(TimeoutPolicy::ALL),
+                Values::one_of(TimeoutPolicy::VARIANTS),
                 &[
                     "잡기·완주·업기 먼저",
                     "완주·잡기·멀리 가기 순서",
@@ -217,7 +218,7 @@ impl YutOptions {
                 "onLeave",
                 "게임 중에 나가면",
                 HOUSE,
-                Values::one_of(OnLeave::ALL),
+                Values::one_of(OnLeave::VARIANTS),
                 &["기권해요", "컴퓨터가 이어서 해요"],
             )
             .advanced(),
@@ -225,7 +226,7 @@ impl YutOptions {
                 "chat",
                 ChatSetting::LABEL,
                 HOUSE,
-                Values::one_of(ChatSetting::ALL),
+                Values::one_of(ChatSetting::VARIANTS),
                 &ChatSetting::VALUE_LABELS,
             )
             .help(ChatSetting::HELP),
@@ -258,14 +259,16 @@ impl YutOptions {
             options: serde_json::to_value(options).unwrap_or(Value::Null),
         })
         .collect();
-        let throw_odds = StickModel::ALL
-            .into_iter()
+        let throw_odds = StickModel::VARIANTS
+            .iter()
+            .copied()
             .flat_map(|model| {
                 [true, false].map(|backdo| ThrowOdds {
                     stick_model: serde_json::to_value(model).unwrap_or(Value::Null),
                     backdo,
-                    odds: Throw::ALL
-                        .into_iter()
+                    odds: Throw::VARIANTS
+                        .iter()
+                        .copied()
                         .filter(|t| backdo || *t != Throw::Backdo)
                         .map(|t| (t.as_str(), t.probability(model.flat_probability(), backdo)))
                         .collect(),
@@ -303,8 +306,8 @@ impl YutOptions {
             reported_as: None,
             reason: "규칙 안내 페이지에서는 20·30·60초 중에서 골라요.",
         });
-        for limits in PlayerLimits::ALL {
-            for mode in Mode::ALL {
+        for &limits in PlayerLimits::VARIANTS {
+            for &mode in Mode::VARIANTS {
                 let options = YutOptions {
                     mode,
                     player_limits: limits,

@@ -157,7 +157,7 @@ pub enum Phase {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct Counters {
-    /// Results thrown, indexed like [`Throw::ALL`], then 낙.
+    /// Results thrown, indexed like `Throw::VARIANTS`, then 낙.
     pub(crate) throws: [u32; 7],
     /// Capturing moves per side (ruling Y14).
     pub(crate) captures: Vec<u32>,

@@ -22,6 +22,7 @@ use crate::rng::GameRng;
     Serialize,
     Deserialize,
     schemars::JsonSchema,
+    strum::VariantArray,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Throw {
@@ -40,16 +41,6 @@ pub enum Throw {
 }
 
 impl Throw {
-    /// Every result, in the order of the spec's table (also the order of throw statistics).
-    pub const ALL: [Throw; 6] = [
-        Throw::Do,
-        Throw::Gae,
-        Throw::Geol,
-        Throw::Yut,
-        Throw::Mo,
-        Throw::Backdo,
-    ];
-
     /// Steps forward; 빽도 is −1.
     pub const fn steps(self) -> i8 {
         match self {
@@ -171,6 +162,7 @@ impl Toss {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use strum::VariantArray;
 
     #[test]
     fn probabilities_are_those_of_the_spec_table_and_add_up_to_one() {
@@ -179,14 +171,17 @@ mod tests {
             (0.5, [0.1875, 0.375, 0.25, 0.0625, 0.0625, 0.0625]),
         ];
         for (p, odds) in table {
-            for (throw, want) in Throw::ALL.into_iter().zip(odds) {
+            for (&throw, want) in Throw::VARIANTS.iter().zip(odds) {
                 assert!(
                     (throw.probability(p, true) - want).abs() < 1e-9,
                     "{throw} {p}"
                 );
             }
             for backdo in [true, false] {
-                let sum: f64 = Throw::ALL.iter().map(|t| t.probability(p, backdo)).sum();
+                let sum: f64 = Throw::VARIANTS
+                    .iter()
+                    .map(|t| t.probability(p, backdo))
+                    .sum();
                 assert!((sum - 1.0).abs() < 1e-12);
             }
             assert_eq!(Throw::Backdo.probability(p, false), 0.0);

@@ -15,6 +15,7 @@ use super::state::{Control, Phase, Piece, Recommendation, Seat, SideId, State};
 use super::throw::{Throw, Toss};
 use crate::game::{Actor, Millis, PlayerId};
 use crate::rng::GameRng;
+use strum::VariantArray;
 
 impl State {
     /// Applies one action (see [`Game::apply`](crate::game::Game::apply)).
@@ -234,7 +235,7 @@ impl State {
         self.throws_owed = self.throws_owed.saturating_sub(1);
         match toss {
             Toss::Nak => {
-                self.stats.throws[Throw::ALL.len()] += 1;
+                self.stats.throws[Throw::VARIANTS.len()] += 1;
                 events.push(Event::Nak { player });
             }
             Toss::Landed { sticks, result } => {

@@ -34,12 +34,17 @@ pub use web::PATHS as WEB_PATHS;
 
 /// Declares the routes once: builds the router and the list of `(method, path)` pairs.
 macro_rules! routes {
-    ($($method:ident $path:literal => $module:ident::$handler:ident),* $(,)?) => {
+    ($($(#[$cfg:meta])* $method:ident $path:literal => $module:ident::$handler:ident),* $(,)?) => {
         /// Every route of the API as `(method, path)`, in axum's path syntax.
-        pub const ROUTES: &[(&str, &str)] = &[$((stringify!($method), $path)),*];
+        pub const ROUTES: &[(&str, &str)] = &[$($(#[$cfg])* (stringify!($method), $path)),*];
 
         fn routes<S: RoomStore>() -> Router<App<S>> {
-            Router::new()$(.route($path, axum::routing::$method($module::$handler::<S>)))*
+            let router = Router::new();
+            $(
+                $(#[$cfg])*
+                let router = router.route($path, axum::routing::$method($module::$handler::<S>));
+            )*
+            router
         }
     };
 }
@@ -56,6 +61,8 @@ routes! {
     get "/games/{kind}" => games::schema,
     get "/openapi.json" => openapi::document,
     get "/healthz" => rooms::healthz,
+    // Test support: compiled only with the `dev` feature (a release build answers 404).
+    #[cfg(feature = "dev")]
     post "/dev/clock" => rooms::dev_clock,
     get "/live" => live::socket,
     get "/" => web::index,

@@ -24,7 +24,9 @@ pub struct CreateBody {
     /// The game's options; missing fields take the game's defaults.
     #[serde(default)]
     pub options: Option<Value>,
-    /// `MADANG_DEV=1` only: seed the room's generator for a reproducible game.
+    /// `MADANG_DEV=1` only: seed the room's generator for a reproducible game. Without the
+    /// `dev` feature there is no such field (`deny_unknown_fields` refuses it).
+    #[cfg(feature = "dev")]
     #[serde(default)]
     pub seed: Option<u64>,
 }
@@ -65,6 +67,7 @@ impl CreateBody {
         Ok(NewRoom {
             name: player_name(&self.name)?,
             options,
+            #[cfg(feature = "dev")]
             seed: self.seed,
         })
     }

@@ -290,6 +290,7 @@ pub async fn healthz<S: RoomStore>(State(app): State<App<S>>) -> Result<Response
 }
 
 /// `POST /dev/clock` body (its schema is the OpenAPI document's `DevClock`).
+#[cfg(feature = "dev")]
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub(super) struct ClockRequest {
@@ -297,7 +298,8 @@ pub(super) struct ClockRequest {
     advance_ms: u64,
 }
 
-/// `POST /dev/clock` (only with `MADANG_DEV=1`): moves the server clock forward.
+/// `POST /dev/clock` (only in a `dev` build, with `MADANG_DEV=1`): moves the server clock forward.
+#[cfg(feature = "dev")]
 pub async fn dev_clock<S: RoomStore>(
     State(app): State<App<S>>,
     body: Result<Bytes, BytesRejection>,

@@ -97,7 +97,7 @@ struct File {
 impl File {
     fn new(media_type: &'static str, plain: &'static [u8]) -> File {
         let digest = Sha256::digest(plain);
-        let tag: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
+        let tag = hex::encode(&digest[..12]);
         // A PNG is compressed already: gzip would only cost time.
         let gzip = if media_type == PNG {
             Vec::new()

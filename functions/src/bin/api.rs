@@ -9,9 +9,9 @@
 //!   refuses header blocks over 10 KB and bounds connections itself.
 //! - `MADANG_LIVE_ENDPOINT`: the live channel's WebSocket API stage URL (posts to its
 //!   connections after every save; `liveUrl` in every view). Unset: no live channel.
-//! - `MADANG_DEV=1`: test support, as on the local server (seeds, `POST /dev/clock`), with the
-//!   clock offset shared by every execution environment through the table. Never set by the
-//!   template.
+//! - `MADANG_DEV=1` (builds with the `dev` feature only): test support, as on the local server
+//!   (seeds, `POST /dev/clock`), with the clock offset shared by every execution environment
+//!   through the table. Never set by the template.
 //!
 //! Init does all the work that does not depend on a request, so the first request of a fresh
 //! execution environment is as fast as the next: the SDK client is built (once per cold start,
@@ -44,7 +44,7 @@ async fn main() -> Result<(), lambda_http::Error> {
     // EMF metric lines on stdout (`MADANG_STAGE`, set by the template, is their `Stage`).
     metrics::init_from_env(true);
     let table = std::env::var("MADANG_TABLE").map_err(|_| "MADANG_TABLE is not set")?;
-    let dev = std::env::var("MADANG_DEV").is_ok_and(|v| v == "1");
+    let dev = madang_functions::app::dev_from_env();
     let limits = Limits {
         max_wait_secs: MAX_WAIT_SECS,
         ..Limits::default()

@@ -4,8 +4,8 @@
 //! Configuration (set by `template.yaml`):
 //! - `MADANG_TABLE`: the rooms table (connections are registered in it).
 //! - `MADANG_LIVE_ENDPOINT`: the WebSocket API's stage URL, to post to its connections.
-//! - `MADANG_DEV=1`: test support (the dev clock shared through the table). Never set by the
-//!   template.
+//! - `MADANG_DEV=1` (builds with the `dev` feature only): test support (the dev clock shared
+//!   through the table). Never set by the template.
 
 use std::sync::Arc;
 
@@ -21,7 +21,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     telemetry::init(LogFormat::Json);
     metrics::init_from_env(true);
     let table = std::env::var("MADANG_TABLE").map_err(|_| "MADANG_TABLE is not set")?;
-    let dev = std::env::var("MADANG_DEV").is_ok_and(|v| v == "1");
+    let dev = madang_functions::app::dev_from_env();
     let store = LiveStore::from_env(DynamoStore::new(dynamo::client_from_env().await, table)).await;
     if !store.is_live() {
         return Err(format!("{} is not set", aws::ENDPOINT_VAR).into());

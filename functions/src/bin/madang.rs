@@ -3,7 +3,8 @@
 //! `cargo run --release --bin madang`. Configuration (environment):
 //! - `MADANG_ADDR`: where to listen (default `127.0.0.1:8080`).
 //! - `MADANG_DATA`: directory for the database (default `./data`).
-//! - `MADANG_DEV=1`: test support (`seed` on create, `POST /dev/clock`).
+//! - `MADANG_DEV=1`: test support (`seed` on create, `POST /dev/clock`), in builds with the `dev`
+//!   feature only (the test command's); ignored by every other build.
 //! - `MADANG_STORE=dynamodb`: keep rooms in DynamoDB instead (table `MADANG_TABLE`, default
 //!   `madang-rooms`, created with its index when missing; `AWS_ENDPOINT_URL_DYNAMODB` points the
 //!   SDK at an emulator such as dynalite or moto).
@@ -36,7 +37,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|_| "127.0.0.1:8080".into())
         .parse()?;
     let data = PathBuf::from(std::env::var("MADANG_DATA").unwrap_or_else(|_| "./data".into()));
-    let dev = std::env::var("MADANG_DEV").is_ok_and(|v| v == "1");
+    let dev = madang_functions::app::dev_from_env();
     let limits = Limits::default().with_env()?;
     let config = ServeConfig::default().with_env()?;
     match std::env::var("MADANG_STORE").as_deref() {

@@ -1,8 +1,9 @@
 //! The scheduled sweeper on AWS Lambda: every minute (EventBridge Scheduler, `template.yaml`),
 //! fire the overdue timeouts of rooms nobody is polling, and log what was fired.
 //!
-//! With `MADANG_DEV=1` (test support, never set by the template) it reads the dev clock shared
-//! through the table before each sweep, so it sweeps at the same time the API environments see.
+//! With `MADANG_DEV=1` in a build with the `dev` feature (test support, never in the template) it
+//! reads the dev clock shared through the table before each sweep, so it sweeps at the same time
+//! the API environments see.
 
 use std::sync::Arc;
 
@@ -24,7 +25,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     telemetry::init(LogFormat::Json);
     metrics::init_from_env(true);
     let table = std::env::var("MADANG_TABLE").map_err(|_| "MADANG_TABLE is not set")?;
-    let dev = std::env::var("MADANG_DEV").is_ok_and(|v| v == "1");
+    let dev = madang_functions::app::dev_from_env();
     // Timeouts it fires are announced to the rooms' live connections (MADANG_LIVE_ENDPOINT).
     let store = Arc::new(
         LiveStore::from_env(DynamoStore::new(dynamo::client_from_env().await, table)).await,

@@ -6,6 +6,7 @@ use madang_infra::RoomStore;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::bots::BotMoves;
 use super::new_request_id;
 use super::save::{Target, events_json, transact};
 use crate::app::App;
@@ -78,8 +79,9 @@ pub async fn act<S: RoomStore>(
             loaded.see(&who, now);
             loaded.acted_by(&who);
             let presence = &loaded.presence;
+            let moves = &mut loaded.bot_moves;
             let step = with_room!(&mut loaded.room, r => {
-                act_in(r, &who, &request, idempotency, fired, presence, now)
+                act_in(r, &who, &request, idempotency, fired, (presence, moves), now)
             })?;
             player = Some(who);
             Ok(step)
@@ -111,7 +113,7 @@ fn act_in<G: Pick>(
     request: &ActionRequest,
     idempotency: Option<Idempotency>,
     fired: &[Value],
-    presence: &Presence,
+    (presence, moves): (&Presence, &mut BotMoves),
     now: Millis,
 ) -> Result<Step, ApiError> {
     // A stored answer comes first, before any 409: a retry — or a racing twin — of a keyed
@@ -135,7 +137,7 @@ fn act_in<G: Pick>(
     // What the action made due at once — a bot's or an auto-played seat's turn — plays now, so
     // the caller sees it in this answer (nothing else can be due yet: every other deadline is
     // in the future after an accepted action).
-    let followed = room.catch_up(now, presence);
+    let followed = super::bots::catch_up(room, now, presence, moves);
     let mut events: Vec<Value> = fired.to_vec();
     events.extend(events_json(&acted)?);
     events.extend(events_json(&followed)?);

@@ -8,11 +8,13 @@
 //! - [`mod@act`]: applying a lobby or game action, with `Idempotency-Key` replays.
 //! - [`chat`]: table talk beside the room (never through `transact`: chat changes no room).
 //! - [`mod@read`]: reading a room (and long-polling it), and its SGF record.
+//! - [`bots`]: computer players' moves in the catch-up, timed and counted once saved.
 //!
 //! Input arrives here already parsed into typed values (a [`madang_core::room::GameKind`],
 //! typed options, a typed action): the api layer does that once, before any retry.
 
 pub mod act;
+pub mod bots;
 pub mod chat;
 pub mod read;
 pub mod rematch;

@@ -21,6 +21,7 @@ use madang_core::{Millis, PlayerId, with_room};
 use madang_infra::{RoomStore, StoreError, StoredRoom, Tell};
 use serde_json::Value;
 
+use super::bots::{self, BotMoves};
 use crate::error::ApiError;
 use crate::metrics::{self, Metric};
 
@@ -53,6 +54,8 @@ pub struct Loaded {
     /// Who made this request's change, when a player did (an action): its live connections
     /// are not told of it, since the answer carries the new room ([`Loaded::acted_by`]).
     actor: Option<PlayerId>,
+    /// The computer players' moves this attempt made: recorded once its save lands.
+    pub bot_moves: BotMoves,
 }
 
 impl Loaded {
@@ -74,6 +77,7 @@ impl Loaded {
             new: false,
             overdue_since: None,
             actor: None,
+            bot_moves: BotMoves::default(),
         })
     }
 
@@ -89,6 +93,7 @@ impl Loaded {
             new: true,
             overdue_since: None,
             actor: None,
+            bot_moves: BotMoves::default(),
         }
     }
 
@@ -115,7 +120,8 @@ impl Loaded {
     pub fn catch_up(&mut self, now: Millis) -> Result<Vec<Value>, ApiError> {
         self.overdue_since = self.due_at().filter(|due| *due <= now);
         let presence = &self.presence;
-        with_room!(&mut self.room, r => events_json(&r.catch_up(now, presence)))
+        let moves = &mut self.bot_moves;
+        with_room!(&mut self.room, r => events_json(&bots::catch_up(r, now, presence, moves)))
     }
 
     /// When the room's next timeout fires if nobody shows up (what the sweeper indexes).
@@ -230,11 +236,11 @@ where
         Target::Fetched(stored) => (stored.id.clone(), Some(Loaded::decode(stored)?)),
         Target::New(loaded) => (loaded.id.clone(), Some(loaded)),
     };
-    // The outcome of the last attempt whose save was sent but not confirmed, and the versions
-    // that save would add.
-    let mut unconfirmed: Option<(T, u64)> = None;
     // Who acted in the attempt that may have landed (its connections are not told).
     let mut actor = None;
+    // The outcome of the last attempt whose save was sent but not confirmed, the versions that
+    // save would add, and the computer players' moves it carried.
+    let mut unconfirmed: Option<(T, u64, BotMoves)> = None;
     let mut last_failure = None;
     for _ in 0..SAVE_ATTEMPTS {
         let now = clock();
@@ -249,10 +255,11 @@ where
                 Err(e) => return Err(e.into()),
             },
         };
-        if let Some((outcome, added)) = unconfirmed.take()
+        if let Some((outcome, added, moves)) = unconfirmed.take()
             && with_room!(&loaded.room, r => r.ledger.landed(request))
         {
             metrics::record(Metric::ActionsApplied(added));
+            moves.landed();
             // The earlier attempt landed after all: that is the answer, and nothing is redone.
             tracing::info!(room = %crate::api::ids::digest_of(&id), "an unconfirmed save had landed");
             loaded.actor = actor;
@@ -290,6 +297,7 @@ where
         match saved {
             Ok(()) => {
                 metrics::record(Metric::ActionsApplied(added));
+                std::mem::take(&mut loaded.bot_moves).landed();
                 loaded.loaded_version = loaded.room.version();
                 loaded.indexed_due = stored.due.or(loaded.indexed_due);
                 loaded.new = false;
@@ -307,13 +315,13 @@ where
             // a room that had moved on. The room the store handed back (or the next load) tells.
             Err(StoreError::VersionConflict { current }) => {
                 metrics::record(Metric::ConflictRedone);
-                unconfirmed = Some((outcome, added));
+                unconfirmed = Some((outcome, added, std::mem::take(&mut loaded.bot_moves)));
                 next = current.map(|c| Loaded::decode(*c)).transpose()?;
             }
             // The write may or may not have landed: load the room again to find out.
             Err(e @ StoreError::Unavailable(_)) => {
                 tracing::warn!(room = %crate::api::ids::digest_of(&id), error = %crate::error::chain(&e), "save outcome unknown");
-                unconfirmed = Some((outcome, added));
+                unconfirmed = Some((outcome, added, std::mem::take(&mut loaded.bot_moves)));
                 last_failure = Some(e);
             }
             Err(e) => return Err(e.into()),

@@ -29,7 +29,8 @@ pub struct NewRoom {
     pub name: PlayerName,
     /// The game and its options.
     pub options: RoomOptions,
-    /// `MADANG_DEV=1` only: seed the room's generator for a reproducible game.
+    /// `MADANG_DEV=1` only: seed the room's generator for a reproducible game (`dev` feature).
+    #[cfg(feature = "dev")]
     pub seed: Option<u64>,
 }
 
@@ -48,18 +49,8 @@ pub struct Seated {
 
 /// URL-safe base64 without padding: compact, unguessable ids and tokens.
 pub(crate) fn base64url(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
-        for i in 0..=chunk.len() {
-            out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-        }
-    }
-    out
+    use base64::Engine as _;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }
 
 /// A new bearer token (192 random bits) and its stored hash.
@@ -92,13 +83,18 @@ where
 
 /// Creates a room with its creator as host.
 pub async fn create_room<S: RoomStore>(app: &App<S>, new: NewRoom) -> Result<Seated, ApiError> {
+    #[cfg(feature = "dev")]
     if new.seed.is_some() && !app.dev {
         return Err(ApiError::Malformed(
             "seed는 개발 모드(MADANG_DEV=1)에서만 쓸 수 있어요.".into(),
         ));
     }
+    #[cfg(feature = "dev")]
+    let seed = new.seed;
+    #[cfg(not(feature = "dev"))]
+    let seed: Option<u64> = None;
     let now = app.clock.now();
-    let rng = match new.seed {
+    let rng = match seed {
         Some(seed) => GameRng::seed_from_u64(seed),
         // Seed and salt from the OS: the salt keeps `rngCommitment` from revealing the seed.
         None => GameRng::new(random_bytes::<32>()?, random_bytes::<16>()?),

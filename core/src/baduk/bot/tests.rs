@@ -1,6 +1,7 @@
 //! The bot against the rules engine: every move it returns is applied with [`Baduk::apply`].
 
 use proptest::prelude::*;
+use strum::VariantArray;
 
 use super::*;
 use crate::baduk::{Baduk, BadukOptions, Board};
@@ -184,7 +185,7 @@ fn in_the_scoring_phase_the_bot_counts_the_lone_stone_dead() {
     while state.phase() == Phase::Scoring {
         steps += 1;
         assert!(steps < 10, "no agreement after {steps} actions");
-        for color in Color::ALL {
+        for &color in Color::VARIANTS {
             if let Some(m) = scoring_move(&state, color, 3, &mut rng).unwrap() {
                 assert_ne!(m, ScoringMove::ResumePlay);
                 act(&mut state, color, &m.action(), &mut rng);
@@ -253,8 +254,9 @@ fn two_bots_finish_a_9x9_game_and_agree_on_the_count() {
                 act(&mut state, color, &mv.action(), &mut rng);
             }
             _ => {
-                let color = Color::ALL
-                    .into_iter()
+                let color = Color::VARIANTS
+                    .iter()
+                    .copied()
                     .find(|&c| !state.marks().unwrap().agreed.get(c))
                     .unwrap();
                 let m = scoring_move(&state, color, 1, &mut rng).unwrap().unwrap();

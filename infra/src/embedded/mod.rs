@@ -37,19 +37,33 @@
 //!   exact expiry; its row goes at most one grain later.
 //! - Presence entries of players no longer seated (they left or were kicked) are deleted when
 //!   the room is saved, so join/leave cycles leave one entry per current player.
+//!
+//! One concept per file: this module holds the store itself (opening the file, the
+//! [`RoomStore`] operations); [`cache`] the bounded LRU of rooms; [`checkpoint`] the WAL
+//! checkpoints and the background thread; [`purge`] the deletion of expired rooms and its index;
+//! `chat` the chat table.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use madang_core::Millis;
 use rusqlite::{Connection, OptionalExtension, params};
 
+pub mod cache;
 mod chat;
+pub mod checkpoint;
+pub mod purge;
 
+use self::cache::RoomCache;
+pub use self::cache::{CACHED_BYTES, CACHED_ROOMS};
+use self::checkpoint::WAL_SIZE_LIMIT;
+pub use self::checkpoint::WAL_TRUNCATE_AT;
+use self::purge::{MIGRATE_PURGE_AFTER, PURGE_BATCH, PURGE_INDEX, purge_after};
+pub use self::purge::{PURGE_EVERY, PURGE_GRAIN_MS};
 use crate::notify::Notifier;
 use crate::store::{RoomStore, StoreError, StoredRoom};
 
@@ -69,51 +83,6 @@ struct Shared {
     conn: Mutex<Connection>,
     cache: Mutex<RoomCache>,
 }
-
-/// Most rooms kept in the cache (a miss costs one SQLite read).
-pub const CACHED_ROOMS: usize = 10_000;
-
-/// Most bytes of rooms kept in the cache (ids, bodies, presence, and a per-entry overhead).
-pub const CACHED_BYTES: usize = 16 * 1024 * 1024;
-
-/// How often the background thread runs a PASSIVE checkpoint. At the local server's top speed
-/// (about 10,000 actions a second, one 4 KiB frame each) the WAL grows by 4 MiB in this time.
-const WAL_CHECK_EVERY: Duration = Duration::from_millis(100);
-
-/// Past this many frames (about 16 MiB of 4 KiB pages) the WAL is made to start over. Each
-/// start-over holds the writer lock for one short checkpoint, most of it the `fsync`s: at
-/// 10,000 actions a second that was a median 3.0 ms (at most 4.6 ms), about twice a second,
-/// logged at debug as "WAL starts over".
-const WAL_RESET_FRAMES: i64 = 4_000;
-
-/// The unlocked catch-up stops once at most this many frames are left for the locked step.
-const WAL_TAIL_FRAMES: i64 = 64;
-
-/// Unlocked catch-up rounds before the locked step, at most.
-const WAL_CATCH_UP_ROUNDS: usize = 8;
-
-/// What the WAL file is trimmed to when it starts over after a spike. Above the usual high-water
-/// mark ([`WAL_RESET_FRAMES`] plus a check's worth of writes), so that a WAL that starts over is
-/// reused in place instead of truncated and grown again under the writer lock.
-const WAL_SIZE_LIMIT: u64 = 32 * 1024 * 1024;
-
-/// The safety net: past this file size (a long reader kept the WAL from starting over) the WAL
-/// is emptied by a TRUNCATE checkpoint under the writer lock, which stalls writes for its length.
-pub const WAL_TRUNCATE_AT: u64 = 48 * 1024 * 1024;
-
-/// The grain of `purge_after`: expiry times are rounded up to it for the purge's index.
-pub const PURGE_GRAIN_MS: Millis = 3_600_000;
-
-/// The expiry rounded up to [`PURGE_GRAIN_MS`]: when the purge may delete the row.
-fn purge_after(expires_at: Millis) -> Millis {
-    expires_at
-        .div_ceil(PURGE_GRAIN_MS)
-        .saturating_mul(PURGE_GRAIN_MS)
-}
-
-/// How often expired rooms are deleted, and how many per transaction.
-pub const PURGE_EVERY: Duration = Duration::from_secs(60);
-const PURGE_BATCH: usize = 500;
 
 const SCHEMA: &str = "
     PRAGMA journal_mode = WAL;
@@ -136,88 +105,6 @@ const SCHEMA: &str = "
     ) WITHOUT ROWID;
 ";
 
-/// A file written before `purge_after` existed indexed the exact expiry; it gets the column
-/// (rounded as [`purge_after`] rounds) and the new index instead.
-const MIGRATE_PURGE_AFTER: &str = "
-    ALTER TABLE rooms ADD COLUMN purge_after INTEGER NOT NULL DEFAULT 0;
-    UPDATE rooms SET purge_after = ((expires_at + 3599999) / 3600000) * 3600000;
-    DROP INDEX IF EXISTS rooms_expiry;
-";
-
-/// The purge's index, created once the column exists.
-const PURGE_INDEX: &str = "CREATE INDEX IF NOT EXISTS rooms_purge ON rooms (purge_after);";
-
-/// A least-recently-used cache of rooms, bounded in entries and in bytes.
-#[derive(Debug, Default)]
-struct RoomCache {
-    rooms: HashMap<String, (StoredRoom, u64)>,
-    /// Use tick → id, oldest first.
-    order: BTreeMap<u64, String>,
-    tick: u64,
-    bytes: usize,
-}
-
-/// What a cached room costs, roughly: its bytes plus the map entries around them.
-fn cost(room: &StoredRoom) -> usize {
-    2 * room.id.len() + room.body.len() + room.presence.len() * 48 + 160
-}
-
-impl RoomCache {
-    fn get(&mut self, id: &str) -> Option<&StoredRoom> {
-        let (_, used) = self.rooms.get(id)?;
-        let used = *used;
-        self.tick += 1;
-        let tick = self.tick;
-        if let Some(key) = self.order.remove(&used) {
-            self.order.insert(tick, key);
-        }
-        let entry = self.rooms.get_mut(id)?;
-        entry.1 = tick;
-        Some(&entry.0)
-    }
-
-    fn insert(&mut self, room: StoredRoom) {
-        self.remove(&room.id);
-        self.tick += 1;
-        self.bytes += cost(&room);
-        self.order.insert(self.tick, room.id.clone());
-        self.rooms.insert(room.id.clone(), (room, self.tick));
-        while self.rooms.len() > CACHED_ROOMS || self.bytes > CACHED_BYTES {
-            let Some((_, oldest)) = self.order.pop_first() else {
-                break;
-            };
-            if let Some((evicted, _)) = self.rooms.remove(&oldest) {
-                self.bytes -= cost(&evicted);
-            }
-        }
-    }
-
-    /// Changes a cached room in place (keeping the byte count right).
-    fn update(&mut self, id: &str, change: impl FnOnce(&mut StoredRoom)) {
-        if let Some((room, _)) = self.rooms.get_mut(id) {
-            self.bytes -= cost(room);
-            change(room);
-            self.bytes += cost(room);
-        }
-    }
-
-    /// The cached room's expiry, without counting as a use.
-    fn expires_at(&self, id: &str) -> Option<Millis> {
-        self.rooms.get(id).map(|(room, _)| room.expires_at)
-    }
-
-    fn remove(&mut self, id: &str) {
-        if let Some((room, used)) = self.rooms.remove(id) {
-            self.order.remove(&used);
-            self.bytes -= cost(&room);
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.rooms.len()
-    }
-}
-
 fn unavailable(e: rusqlite::Error) -> StoreError {
     StoreError::Unavailable(Box::new(e))
 }
@@ -231,13 +118,6 @@ fn uint(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
 }
 
-fn system_now() -> Millis {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as Millis)
-        .unwrap_or(0)
-}
-
 impl Shared {
     fn conn(&self) -> MutexGuard<'_, Connection> {
         // A panic while holding the lock cannot leave SQLite half-written (statements are
@@ -247,104 +127,6 @@ impl Shared {
 
     fn cache(&self) -> MutexGuard<'_, RoomCache> {
         self.cache.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Deletes up to one batch of rooms expired at `now`, with their presence; returns how many.
-    fn purge_batch(&self, now: Millis) -> Result<usize, StoreError> {
-        let mut conn = self.conn();
-        let tx = conn.transaction().map_err(unavailable)?;
-        let ids: Vec<String> = tx
-            // `purge_after` is never before the exact expiry, so every row found has expired.
-            .prepare_cached("SELECT id FROM rooms WHERE purge_after <= ?1 LIMIT ?2")
-            .and_then(|mut st| {
-                st.query_map(params![int(now), int(PURGE_BATCH as u64)], |r| r.get(0))?
-                    .collect()
-            })
-            .map_err(unavailable)?;
-        for id in &ids {
-            tx.execute("DELETE FROM presence WHERE room = ?1", params![id])
-                .map_err(unavailable)?;
-            chat::purge_room(&tx, id)?;
-            tx.execute("DELETE FROM rooms WHERE id = ?1", params![id])
-                .map_err(unavailable)?;
-        }
-        tx.commit().map_err(unavailable)?;
-        let mut cache = self.cache();
-        for id in &ids {
-            cache.remove(id);
-        }
-        Ok(ids.len())
-    }
-}
-
-/// What `PRAGMA wal_checkpoint` reports: frames in the WAL, and how many of them are copied back.
-fn checkpoint(conn: &Connection, mode: &str) -> rusqlite::Result<(i64, i64)> {
-    conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |r| {
-        Ok((r.get(1)?, r.get(2)?))
-    })
-}
-
-/// One round of checkpointing (see the module docs): PASSIVE without the writer lock, and once
-/// the WAL holds more than [`WAL_RESET_FRAMES`], the short tail under it so the WAL starts over.
-fn checkpoint_round(
-    shared: &Shared,
-    checkpointer: &Connection,
-    wal: &Path,
-) -> rusqlite::Result<()> {
-    if std::fs::metadata(wal).map(|m| m.len()).unwrap_or(0) > WAL_TRUNCATE_AT {
-        // The safety net (a reader kept the WAL from starting over): empty it outright.
-        let conn = shared.conn();
-        return conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);");
-    }
-    let (mut frames, mut copied) = checkpoint(checkpointer, "PASSIVE")?;
-    if frames < WAL_RESET_FRAMES {
-        return Ok(());
-    }
-    // Catch up with the writer without stopping it, so what is left for the locked step is
-    // what a few milliseconds of writes add.
-    for _ in 0..WAL_CATCH_UP_ROUNDS {
-        if frames - copied <= WAL_TAIL_FRAMES {
-            break;
-        }
-        (frames, copied) = checkpoint(checkpointer, "PASSIVE")?;
-    }
-    // Under the writer lock the checkpoint copies the last frames and completes; the next write
-    // then starts the WAL over from its beginning (and trims the file to `journal_size_limit`).
-    // Every request that writes waits for this, so its length is logged.
-    let writer = shared.conn();
-    let locked = Instant::now();
-    let (tail, _) = checkpoint(checkpointer, "PASSIVE")?;
-    drop(writer);
-    tracing::debug!(
-        frames = tail,
-        held_us = locked.elapsed().as_micros() as u64,
-        "WAL starts over"
-    );
-    Ok(())
-}
-
-/// The background thread: checkpoints and the periodic purge of expired rooms.
-fn background(shared: Arc<Shared>, checkpointer: Connection, wal: PathBuf, stop: Arc<AtomicBool>) {
-    let mut last_purge = Instant::now();
-    while !stop.load(Ordering::Relaxed) {
-        std::thread::sleep(WAL_CHECK_EVERY);
-        if let Err(e) = checkpoint_round(&shared, &checkpointer, &wal) {
-            tracing::warn!(error = %e, "WAL checkpoint failed");
-        }
-        if last_purge.elapsed() >= PURGE_EVERY {
-            last_purge = Instant::now();
-            let now = system_now();
-            loop {
-                match shared.purge_batch(now) {
-                    Ok(n) if n == PURGE_BATCH && !stop.load(Ordering::Relaxed) => continue,
-                    Ok(_) => break,
-                    Err(e) => {
-                        tracing::warn!(error = %e, "purging expired rooms failed");
-                        break;
-                    }
-                }
-            }
-        }
     }
 }
 
@@ -387,7 +169,7 @@ impl EmbeddedStore {
             (shared.clone(), wal.clone(), stop_background.clone());
         std::thread::Builder::new()
             .name("madang-checkpoint".into())
-            .spawn(move || background(thread_shared, checkpointer, thread_wal, stop))
+            .spawn(move || checkpoint::background(thread_shared, checkpointer, thread_wal, stop))
             .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
         Ok(EmbeddedStore {
             shared,
