@@ -74,6 +74,18 @@ fn validator_for(method: &str, template: &str, status: u16) -> Arc<Option<jsonsc
     compiled
 }
 
+/// Checks a room view that came some other way than `GET /rooms/{id}` (a live `version`
+/// frame's `room`) against the schema of that route's 200 answer: it must be the same view.
+pub fn check_room_view(room: &Value) {
+    let template = template_of("/rooms/x").expect("GET /rooms/{id} is documented");
+    let compiled = validator_for("get", &template, 200);
+    let v = compiled
+        .as_ref()
+        .as_ref()
+        .expect("GET /rooms/{id} answers JSON");
+    assert_valid(v, room, "live version frame: get", &template, 200);
+}
+
 /// Checks one answer against the document; panics with every violation.
 pub fn check_answer(method: &str, path: &str, reply: &Reply) {
     let Some(template) = template_of(path) else {

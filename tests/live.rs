@@ -78,6 +78,13 @@ pub async fn spawn_madang_with(env: &[(&str, &str)]) -> Server {
 /// One live connection.
 pub struct Live {
     socket: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// The receiver's own room view the last `version` frame carried (`None`: it carried only
+    /// the version). Every one is checked against `GET /rooms/{id}`'s schema as it arrives.
+    pub last_room: Option<Value>,
+    /// `version` frames heard, and of them those that carried the room.
+    pub versions_heard: u64,
+    /// See [`Live::versions_heard`].
+    pub rooms_heard: u64,
 }
 
 /// What the server sent, as the test sees it.
@@ -99,7 +106,12 @@ impl Live {
     /// Connects to `url` (a view's `liveUrl`).
     pub async fn connect(url: &str) -> Live {
         let (socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
-        Live { socket }
+        Live {
+            socket,
+            last_room: None,
+            versions_heard: 0,
+            rooms_heard: 0,
+        }
     }
 
     /// Connects and says hello.
@@ -137,7 +149,21 @@ impl Live {
                 Some(Ok(Message::Text(text))) => {
                     let v: Value = serde_json::from_str(&text).unwrap();
                     return match v["type"].as_str() {
-                        Some("version") => Heard::Version(v["version"].as_u64().unwrap()),
+                        Some("version") => {
+                            let version = v["version"].as_u64().unwrap();
+                            self.versions_heard += 1;
+                            self.last_room = match v.get("room") {
+                                Some(room) => {
+                                    // The receiver's own view, exactly as the room's read renders it.
+                                    crate::contract::check_room_view(room);
+                                    assert_eq!(room["version"], version, "{text}");
+                                    self.rooms_heard += 1;
+                                    Some(room.clone())
+                                }
+                                None => None,
+                            };
+                            Heard::Version(version)
+                        }
                         Some("pong") => Heard::Pong,
                         Some("chat") => Heard::Chat(v["message"].clone()),
                         Some("error") => Heard::Error(v["code"].as_str().unwrap().to_owned()),
@@ -319,10 +345,14 @@ pub async fn listen_to_a_whole_yut_game<F: Future<Output = ()>>(
 }
 
 /// A 바둑 game heard by a player's own listener from the lobby on, to its end on time: the
-/// timeout `sweep` fires (see [`listen_to_a_whole_yut_game`]) ends it.
+/// timeout `sweep` fires (see [`listen_to_a_whole_yut_game`]) ends it. `actor_told`: whether
+/// the listener's player hears its own actions' changes (locally yes; on AWS an action is not
+/// posted to its actor's connections, whose answer carries the room — then it must hear none
+/// of them). Every change heard carries the player's own view of the room.
 pub async fn listen_to_a_baduk_game_lost_on_time<F: Future<Output = ()>>(
     app: &TestApp,
     sweep: impl Fn() -> F,
+    actor_told: bool,
 ) {
     let (room, black) = app
         .create(
@@ -344,18 +374,44 @@ pub async fn listen_to_a_baduk_game_lost_on_time<F: Future<Output = ()>>(
     .await;
     let white = app.join(&room, "백").await;
     let mut heard = listener.versions_until(2).await;
-    let (_, on_the_way) =
-        act_and_hear(app, &mut listener, &room, &black, json!({"type": "start"})).await;
-    heard.extend(on_the_way);
+    // Black's own changes: heard only where the actor is told.
+    let mut own = Vec::new();
+    let started = app.act_ok(&room, &black, json!({"type": "start"})).await;
+    own.push(started["version"].as_u64().unwrap());
     let mut draw = 7;
     let mut acted = Vec::new();
     for i in 0..30 {
         let who = if i % 2 == 0 { &black } else { &white };
+        if actor_told && let Some(&v) = own.last().filter(|v| !heard.contains(v)) {
+            heard.extend(listener.versions_until(v).await);
+        }
         let mine = app.room(&room, Some(who)).await;
         let action = random_place(&mine["state"], &mut draw);
+        if i % 2 == 0 {
+            let reply = app.act_ok(&room, who, action).await;
+            own.push(reply["version"].as_u64().unwrap());
+            continue;
+        }
         let (version, on_the_way) = act_and_hear(app, &mut listener, &room, who, action).await;
         acted.push(version);
         heard.extend(on_the_way);
+        let view = listener
+            .last_room
+            .as_ref()
+            .expect("a change carries the listener's view");
+        assert_eq!(view["version"], version);
+        assert!(
+            view["state"]["moves"].is_array(),
+            "the player's own 바둑 view: {view}"
+        );
+    }
+    assert!(listener.rooms_heard >= 15, "changes came with the room");
+    for v in &own {
+        assert_eq!(
+            heard.contains(v),
+            actor_told,
+            "black's own change {v} heard by black's listener: {heard:?}"
+        );
     }
     // Black (to move) lets the clock run out; the sweeper ends the game.
     let before = *heard.last().unwrap();

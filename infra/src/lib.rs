@@ -31,4 +31,4 @@ pub mod store;
 pub use chat::{ChatStore, StoredChat};
 pub use dynamo::DynamoStore;
 pub use embedded::EmbeddedStore;
-pub use store::{BoxError, RoomStore, StoreError, StoredRoom};
+pub use store::{BoxError, RoomStore, StoreError, StoredRoom, Tell};

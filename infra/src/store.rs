@@ -146,13 +146,20 @@ pub trait RoomStore: ChatStore + Send + Sync + 'static {
     }
 
     /// Announces that room `id` was saved at `version` to whoever watches it live from outside
-    /// this process (API Gateway WebSocket connections, `crate::live`). The save path calls it
-    /// once after every save that changed a room — a request's, a read's catch-up, the
-    /// sweeper's. It never fails (the save has landed; delivery is a hint) and returns within
-    /// its own stated bound. The default does nothing: in-process watchers are woken by the
-    /// store's [`Self::notifier`] in the save itself.
-    fn announce(&self, id: &str, version: u64) -> impl Future<Output = ()> + Send {
-        let _ = (id, version);
+    /// this process (API Gateway WebSocket connections, `madang_functions::live`). The save path
+    /// calls it once after every save that changed a room — a request's, a read's catch-up, the
+    /// sweeper's. `tell(player)` says what a connection registered for `player` (`None`: a
+    /// spectator's) is told: the store asks once per distinct viewer, not per connection. It
+    /// never fails (the save has landed; delivery is a hint) and returns within its own stated
+    /// bound. The default does nothing: in-process watchers are woken by the store's
+    /// [`Self::notifier`] in the save itself.
+    fn announce(
+        &self,
+        id: &str,
+        version: u64,
+        tell: &(dyn Fn(Option<&str>) -> Tell + Sync),
+    ) -> impl Future<Output = ()> + Send {
+        let _ = (id, version, tell);
         async {}
     }
 
@@ -172,4 +179,16 @@ pub trait RoomStore: ChatStore + Send + Sync + 'static {
         let _ = ms;
         async { Ok(None) }
     }
+}
+
+/// What one live watcher of a room is told of a change ([`RoomStore::announce`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tell {
+    /// Nothing: the watcher is the actor's, who has the new room in its action's answer.
+    Nothing,
+    /// The version only (`{"type":"version","version":V}`).
+    Version,
+    /// The version and the watcher's own room view, this JSON text (as `GET /rooms/{id}`
+    /// renders it for that viewer, without `liveUrl`, which the announcer adds).
+    View(String),
 }

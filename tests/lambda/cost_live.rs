@@ -11,13 +11,13 @@
 //!
 //! - it opens the room: one read, then the socket (`$connect`), and `hello` with the version it
 //!   holds;
-//! - each `version` announced that is newer than what it holds → one read
-//!   (`GET /rooms/{id}?since=V` with `If-None-Match`). The actor's own app hears its change
-//!   before its action's answer comes back (the announcement is posted before the answer), so
-//!   it reads too: counted apart;
+//! - each `version` announced that is newer than what it holds: taken as it is when the frame
+//!   carries the app's own `room` (no read), else one read (`GET /rooms/{id}?since=V` with
+//!   `If-None-Match`). The actor's own connection is not posted its change (the answer has it);
 //! - while the socket is up it reads on its own only 100 ms past the room's next deadline
-//!   (`deadlineAt` of the room it held when it last went to sleep), and sends `ping` every
-//!   9 minutes (`heartbeatMs`);
+//!   (`deadlineAt` of the newest room it holds, re-armed on every newer room, once per
+//!   deadline), a player after 30 s without a request (to stay present), and it sends `ping`
+//!   every 9 minutes (`heartbeatMs`);
 //! - when the game is over it closes the socket (`$disconnect`).
 //!
 //! Counted per game, by bracketing each step (the sim runs one step at a time and waits for the
@@ -28,7 +28,9 @@
 //! connection-minutes on the sim's timeline. The dev clock's own requests are left out.
 //!
 //! Asserted (invariants, no timing): the registry costs at most 0.5 read units per change and no
-//! write per change; no post met `410 Gone`; an app reads at most once per announced version.
+//! write per change; no post met `410 Gone`; an app reads at most once per announced version,
+//! and never when the frame carried its room. The default run plays short games (40 윷놀이
+//! actions, 20 바둑 moves); `MADANG_COST_FULL=1` plays the whole games and prints the month.
 //! Not asserted: that every post arrived — an announcement is cut at its bound
 //! (`ANNOUNCE_BOUND`) on a loaded machine, by design; the count of versions an app never heard
 //! is printed.
@@ -59,6 +61,8 @@ const BADUK_MOVES: usize = 250;
 /// `clients/js` `watchLive`: a `ping` this often, and a read this long past a deadline.
 const HEARTBEAT_MS: Millis = 9 * 60 * 1000;
 const DEADLINE_SLACK_MS: Millis = 100;
+/// `clients/js` `watchLive`: a player reads after this long without a request, to stay present.
+const KEEP_PRESENT_MS: Millis = 30_000;
 /// Games of each kind in the casual month.
 const GAMES_A_MONTH: f64 = 3_000.0;
 
@@ -88,10 +92,10 @@ enum Step {
     Action,
     /// An app's read of an announced version (not its own).
     AnnouncedRead,
-    /// The actor's app reading its own change (heard before the answer).
-    OwnRead,
     /// A read at the room's deadline.
     DeadlineRead,
+    /// A player's read after 30 s without a request, to stay present.
+    PresenceRead,
     /// The read an app makes as it starts watching (before the socket is up).
     OpenRead,
     /// A scheduled sweep.
@@ -171,6 +175,10 @@ struct App {
     /// When its watch loop wakes, and whether it reads then (a deadline was set).
     wake: Millis,
     wake_reads: bool,
+    /// The deadline it last read at (once per deadline).
+    deadline_read: Option<Millis>,
+    /// When it last made a request to the room (its presence).
+    last_seen: Millis,
 }
 
 struct Sim {
@@ -195,6 +203,9 @@ struct Sim {
     connection_minutes: u64,
     /// Versions an app should have heard and did not (a post cut at its bound).
     missed: u64,
+    /// Announcements heard that carried the receiver's room (taken, no read), and that did not.
+    rooms_taken: u64,
+    version_only: u64,
     /// The newest version the sockets have been brought up to.
     heard: u64,
     /// When the last action was made (sim time).
@@ -235,6 +246,8 @@ impl Sim {
             actions: 0,
             connection_minutes: 0,
             missed: 0,
+            rooms_taken: 0,
+            version_only: 0,
             heard: 0,
             last_action_at: now,
         }
@@ -327,6 +340,7 @@ impl Sim {
     /// version it holds); returns whether it got a newer room.
     async fn read(&mut self, a: usize, step: Step) -> bool {
         let mark = self.mark();
+        self.apps[a].last_seen = self.now();
         let app = &self.apps[a];
         let reply = self
             .stack
@@ -349,6 +363,7 @@ impl Sim {
                 let app = &mut self.apps[a];
                 app.version = view["version"].as_u64().unwrap();
                 app.view = view;
+                self.arm(a);
                 true
             }
             other => panic!("read: {other}"),
@@ -358,10 +373,10 @@ impl Sim {
         fresh
     }
 
-    /// Every app with a socket hears the room's new versions up to the current one; each one
-    /// that hears a version newer than it holds reads the room. `actor`: the app whose action
-    /// made the change (it hears it before the answer, so it reads too).
-    async fn hear(&mut self, actor: Option<(usize, u64)>) {
+    /// Every app with a socket hears the room's new versions up to the current one, each with
+    /// its own view of the room when the frame carries it (taken: no read), else it reads.
+    /// `actor`: the app whose action made the change — its connection is not posted to.
+    async fn hear(&mut self, actor: Option<usize>) {
         let current = self.version().await;
         if current <= self.heard {
             // Nothing saved since the sockets last heard: nothing was announced.
@@ -369,11 +384,10 @@ impl Sim {
         }
         self.heard = current;
         for a in 0..self.apps.len() {
-            // The version the app held when the announcement reached it.
-            let held = match actor {
-                Some((who, before)) if who == a => before,
-                _ => self.apps[a].version,
-            };
+            if actor == Some(a) {
+                continue;
+            }
+            let held = self.apps[a].version;
             let Some(socket) = self.apps[a].socket.as_mut() else {
                 continue;
             };
@@ -381,17 +395,25 @@ impl Sim {
                 tokio::time::timeout(Duration::from_secs(5), socket.versions_until(current)).await;
             match heard {
                 Ok(versions) => {
-                    if versions.iter().any(|&v| v > held) {
-                        let step = if actor.is_some_and(|(who, _)| who == a) {
-                            Step::OwnRead
-                        } else {
-                            Step::AnnouncedRead
-                        };
-                        if actor.is_some_and(|(who, _)| who == a) {
-                            // Its answer arrives as well; the read goes out regardless.
-                            self.apps[a].version = held;
+                    if !versions.iter().any(|&v| v > held) {
+                        continue;
+                    }
+                    let room = socket
+                        .last_room
+                        .take()
+                        .filter(|r| r["version"].as_u64() == versions.last().copied());
+                    match room {
+                        Some(room) => {
+                            self.rooms_taken += 1;
+                            let app = &mut self.apps[a];
+                            app.version = room["version"].as_u64().unwrap();
+                            app.view = room;
+                            self.arm(a);
                         }
-                        self.read(a, step).await;
+                        None => {
+                            self.version_only += 1;
+                            self.read(a, Step::AnnouncedRead).await;
+                        }
                     }
                 }
                 Err(_) => self.missed += 1,
@@ -427,7 +449,10 @@ impl Sim {
     fn arm(&mut self, a: usize) {
         let now = self.now();
         let app = &mut self.apps[a];
-        match app.view["deadlineAt"].as_u64() {
+        match app.view["deadlineAt"]
+            .as_u64()
+            .filter(|d| Some(*d) != app.deadline_read)
+        {
             Some(deadline) => {
                 app.wake = (deadline + DEADLINE_SLACK_MS).max(now + DEADLINE_SLACK_MS);
                 app.wake_reads = true;
@@ -465,6 +490,8 @@ impl Sim {
             next_ping: 0,
             wake: 0,
             wake_reads: false,
+            deadline_read: None,
+            last_seen: 0,
         });
         let view = self.stack.app.room(&self.room, None).await;
         self.url = live_url(&view);
@@ -485,6 +512,8 @@ impl Sim {
                 next_ping: 0,
                 wake: 0,
                 wake_reads: false,
+                deadline_read: None,
+                last_seen: 0,
             });
             let a = self.apps.len() - 1;
             self.open(a).await;
@@ -492,8 +521,8 @@ impl Sim {
     }
 
     async fn act(&mut self, a: usize, action: Value) {
-        let before = self.apps[a].version;
         let mark = self.mark();
+        self.apps[a].last_seen = self.now();
         let reply = self
             .stack
             .app
@@ -505,7 +534,8 @@ impl Sim {
         let app = &mut self.apps[a];
         app.version = reply["version"].as_u64().unwrap();
         app.view = reply["room"].clone();
-        self.hear(Some((a, before))).await;
+        self.arm(a);
+        self.hear(Some(a)).await;
     }
 
     /// Time passes until the next action: sweeps, deadline reads and heartbeats at their times.
@@ -531,7 +561,15 @@ impl Sim {
                 .map(|(a, app)| (app.next_ping, a))
                 .min()
                 .unwrap();
-            let at = self.next_sweep.min(wake.0).min(ping.0);
+            let presence = self
+                .apps
+                .iter()
+                .enumerate()
+                .filter(|(_, app)| app.socket.is_some())
+                .map(|(a, app)| (app.last_seen + KEEP_PRESENT_MS, a))
+                .min()
+                .unwrap();
+            let at = self.next_sweep.min(wake.0).min(ping.0).min(presence.0);
             if at >= target {
                 break;
             }
@@ -546,10 +584,15 @@ impl Sim {
             } else if at == wake.0 {
                 let a = wake.1;
                 if self.apps[a].wake_reads {
+                    self.apps[a].deadline_read = self.apps[a].view["deadlineAt"].as_u64();
                     self.read(a, Step::DeadlineRead).await;
                     self.hear(None).await;
                 }
                 self.arm(a);
+            } else if at == presence.0 {
+                let a = presence.1;
+                self.read(a, Step::PresenceRead).await;
+                self.hear(None).await;
             } else {
                 let a = ping.1;
                 let mark = self.mark();
@@ -608,6 +651,8 @@ impl Sim {
             total,
             connection_minutes: self.connection_minutes,
             missed: self.missed,
+            rooms_taken: self.rooms_taken,
+            version_only: self.version_only,
             gone,
         }
     }
@@ -633,6 +678,8 @@ struct Figures {
     total: Spent,
     connection_minutes: u64,
     missed: u64,
+    rooms_taken: u64,
+    version_only: u64,
     gone: u64,
 }
 
@@ -681,8 +728,19 @@ impl Figures {
             "{name}: a change writes no registry"
         );
         assert_eq!(self.gone, 0, "{name}: no post met 410 Gone");
-        let reads = self.by_step[&Step::AnnouncedRead].steps
-            + self.by_step.get(&Step::OwnRead).map_or(0, |s| s.steps);
+        let reads = self
+            .by_step
+            .get(&Step::AnnouncedRead)
+            .map_or(0, |s| s.steps);
+        // No read when the frame carried the room: only version-only frames (and versions a
+        // mover had not heard, a post cut at its bound) are read.
+        assert!(
+            reads <= self.version_only + self.missed,
+            "{name}: {reads} reads of announced versions, {} version-only frames, {} missed",
+            self.version_only,
+            self.missed
+        );
+        assert!(self.rooms_taken > 0, "{name}: frames carried the room");
         assert!(
             reads <= self.changes * self.apps,
             "{name}: {reads} reads of {} versions by {} apps",
@@ -692,7 +750,14 @@ impl Figures {
     }
 }
 
-async fn yut_game() -> Figures {
+/// Whether to play the whole month's games (`MADANG_COST_FULL=1`: the report of docs/cost.md),
+/// or the short games of the default run, which assert the same invariants.
+fn full() -> bool {
+    std::env::var("MADANG_COST_FULL").is_ok_and(|v| v == "1")
+}
+
+/// A 윷놀이 game, stopped after `max_actions` actions if it has not ended.
+async fn yut_game(max_actions: u64) -> Figures {
     let mut sim = Sim::new("live-cost-yut").await;
     sim.create("yut", json!({}), 4, YUT_PACE_MS).await;
     sim.act(0, json!({"type": "start"})).await;
@@ -704,7 +769,7 @@ async fn yut_game() -> Figures {
             .unwrap()
             .view
             .clone();
-        if last["status"] == "finished" {
+        if last["status"] == "finished" || sim.actions >= max_actions {
             return sim.finish().await;
         }
         let mover = last["state"]["currentPlayer"].as_str().unwrap().to_owned();
@@ -715,19 +780,20 @@ async fn yut_game() -> Figures {
     panic!("the game did not end in 5,000 actions");
 }
 
-async fn baduk_game() -> Figures {
+/// A 19×19 바둑 game of `moves` moves, two passes and the score agreed.
+async fn baduk_game(moves: usize) -> Figures {
     let mut sim = Sim::new("live-cost-baduk").await;
     let options = json!({"boardSize": 19, "colorAssignment": "hostBlack"});
     sim.create("baduk", options, 2, BADUK_PACE_MS).await;
     sim.act(0, json!({"type": "start"})).await;
     let mut draw: u64 = 0x2545_f491_4f6c_dd1d;
-    for turn in 0..BADUK_MOVES + 4 {
+    for turn in 0..moves + 4 {
         let id = sim.apps[turn % 2].player.id.clone();
         let a = sim.think(&id).await;
         let mine = sim.apps[a].view["state"].clone();
-        let action = if turn < BADUK_MOVES {
+        let action = if turn < moves {
             random_place(&mine, &mut draw)
-        } else if turn < BADUK_MOVES + 2 {
+        } else if turn < moves + 2 {
             json!({"type": "pass"})
         } else {
             json!({"type": "agreeScore"})
@@ -743,7 +809,10 @@ const STEPS: [(Step, &str); 11] = [
     (Step::Setup, "create, joins"),
     (Step::Action, "actions (each announced)"),
     (Step::AnnouncedRead, "reads of an announced version"),
-    (Step::OwnRead, "the actor's read of its own change"),
+    (
+        Step::PresenceRead,
+        "reads to stay present (30 s without a request)",
+    ),
     (Step::DeadlineRead, "reads at a deadline"),
     (Step::OpenRead, "the read that opens a watch"),
     (Step::Sweep, "sweeps (once a minute)"),
@@ -798,11 +867,13 @@ fn game_table(name: &str, f: &Figures) -> String {
     writeln!(out, "{}", row("**a game**", &f.total)).unwrap();
     writeln!(
         out,
-        "\nconnection-minutes {}, messages {} ({} posts + {} frames sent), versions an app never heard (posts cut at the bound) {}, Lambda GB-s measured {:.2} (`api` {:.2}, `live` {:.2}), at `cost_modes`' assumed durations {:.2}",
+        "\nconnection-minutes {}, messages {} ({} posts + {} frames sent), announcements taken with the room {} / version only (read) {}, versions an app never heard (posts cut at the bound) {}, Lambda GB-s measured {:.2} (`api` {:.2}, `live` {:.2}), at `cost_modes`' assumed durations {:.2}",
         f.connection_minutes,
         f.messages(),
         f.total.posts,
         f.total.frames,
+        f.rooms_taken,
+        f.version_only,
         f.missed,
         GB * (f.total.api_s + f.total.live_s),
         GB * f.total.api_s,
@@ -815,7 +886,22 @@ fn game_table(name: &str, f: &Figures) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_casual_month_with_live_clients_measured_through_whole_games() {
-    let (yut, baduk) = tokio::join!(yut_game(), baduk_game());
+    // The default run plays short games and asserts the invariants; the month's figures come
+    // from whole games: `MADANG_COST_FULL=1` (docs/cost.md).
+    if !full() {
+        let (yut, baduk) = tokio::join!(yut_game(40), baduk_game(20));
+        let mut out = String::new();
+        out.push_str(&game_table(
+            "윷놀이, 4 players, live, first 40 actions",
+            &yut,
+        ));
+        out.push_str(&game_table("바둑 19×19, 20 moves, live", &baduk));
+        println!("\nLive clients, short games (MADANG_COST_FULL=1 for the month):\n{out}");
+        yut.check("윷놀이");
+        baduk.check("바둑");
+        return;
+    }
+    let (yut, baduk) = tokio::join!(yut_game(u64::MAX), baduk_game(BADUK_MOVES));
     let mut out = String::new();
     out.push_str(&game_table("윷놀이, 4 players, live", &yut));
     out.push_str(&game_table("바둑 19×19, 250 moves, live", &baduk));
@@ -841,22 +927,6 @@ async fn the_casual_month_with_live_clients_measured_through_whole_games() {
         )
         .unwrap();
     }
-    let own = month(&|f| {
-        f.by_step.get(&Step::OwnRead).map_or(0.0, |s| {
-            s.units.read_units * P_READ
-                + s.units.write_units * P_WRITE
-                + s.api as f64 * P_LAMBDA_REQ
-                + GB * s.assumed_s * P_GBS
-        })
-    });
-    let own_posts = month(&|f| f.actions as f64 * P_MESSAGE);
-    let assumed = month(&|f| f.game(false)) + SWEEPER_MONTH;
-    writeln!(
-        out,
-        "\nOf which the actor's own app: the post of its own change ${own_posts:.2}, and its read of it ${own:.2} a month; without both: **${:.2}** (assumed durations).",
-        assumed - own_posts - own
-    )
-    .unwrap();
     println!("\nThe casual month with live clients (measured through whole games):\n{out}");
     yut.check("윷놀이");
     baduk.check("바둑");

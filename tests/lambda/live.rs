@@ -35,7 +35,7 @@ async fn listeners_hear_whole_games_through_api_gateway_with_the_sweeper_functio
         stack.sweep().await;
     };
     listen_to_a_whole_yut_game(&stack.app, sweep).await;
-    listen_to_a_baduk_game_lost_on_time(&stack.app, sweep).await;
+    listen_to_a_baduk_game_lost_on_time(&stack.app, sweep, false).await;
     let (posted, _) = stack.live_posts();
     assert!(posted > 0);
 }

@@ -19,7 +19,7 @@ async fn a_listener_sees_every_version_of_a_whole_yut_game_with_sweeper_timeouts
 #[tokio::test]
 async fn a_listener_sees_every_version_of_a_baduk_game_lost_on_time_by_the_sweeper() {
     let server = spawn_madang().await;
-    listen_to_a_baduk_game_lost_on_time(&server.app, || async {}).await;
+    listen_to_a_baduk_game_lost_on_time(&server.app, || async {}, true).await;
 }
 
 #[tokio::test]

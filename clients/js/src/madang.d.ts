@@ -112,6 +112,12 @@ export interface Watch {
   done: Promise<void>;
 }
 
+/** A live watch: `rearm()` says the caller holds a newer room (its `latest()`), so the loop
+ * re-arms its deadline on it. */
+export interface LiveWatch extends Watch {
+  rearm(): void;
+}
+
 export declare class MadangClient {
   constructor(options?: ClientOptions);
   readonly baseUrl: string;
@@ -159,7 +165,7 @@ export declare class MadangClient {
    * Watches through the live channel (`liveUrl`): a version announced → one read; a deadline →
    * one read; polls on `pollAfterMs` while the socket is down, and reopens it with backoff.
    */
-  watchLive(roomId: string, options: LiveWatchOptions): Watch;
+  watchLive(roomId: string, options: LiveWatchOptions): LiveWatch;
   /** From a `Seated` answer, or `{roomId}` alone for a spectator. */
   session(seat: {
     roomId?: string | null;
@@ -222,6 +228,18 @@ export interface LiveWatchOptions {
   liveUrl: string;
   /** The room as last read (its `deadlineAt` and `pollAfterMs` pace the reads). */
   room?: Room | null;
+  /** The newest room the caller holds (its own action's answers): its deadline counts too. */
+  latest?: () => Room | null | undefined;
+  /** How long past a deadline to read (default 100 ms). */
+  deadlineSlackMs?: number;
+  /** The clock deadlines are compared with (default `Date.now`). */
+  now?: () => number;
+  /**
+   * With a token: read the room after this long without a request to it (default 30 s), so
+   * the player stays present (the server's presence window is 45 s) while rooms arrive over
+   * the socket.
+   */
+  keepPresentMs?: number;
   onRoom?: (room: Room) => void;
   onError?: (error: unknown) => void;
   /** Hears the socket go up (`true`) and down. */

@@ -146,6 +146,8 @@ export class MadangClient {
     this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.retries = options.retries ?? 4;
     this.backoffMs = options.backoffMs ?? 200;
+    /** When this client last made a request to each room with a token (its presence there). */
+    this.lastSeenAt = new Map();
     this.maxBackoffMs = options.maxBackoffMs ?? 8000;
     this.timeoutMs = options.timeoutMs ?? 15000;
   }
@@ -166,7 +168,11 @@ export class MadangClient {
   async request(method, path, { body, token, headers = {}, signal, replayable, waitSec = 0 } = {}) {
     const allHeaders = { accept: 'application/json, application/problem+json', ...headers };
     if (body !== undefined) allHeaders['content-type'] = 'application/json';
-    if (token) allHeaders.authorization = `Bearer ${token}`;
+    if (token) {
+      allHeaders.authorization = `Bearer ${token}`;
+      const room = /^\/rooms\/([^/?]+)/.exec(path);
+      if (room) this.lastSeenAt.set(room[1], Date.now());
+    }
     const text = body === undefined ? undefined : JSON.stringify(body);
     // Behind CloudFront, origin access control signs the request to the Function URL, and Lambda
     // refuses an unsigned payload: the body's SHA-256 must come from the client (docs/deploy.md,
@@ -401,13 +407,19 @@ export class MadangClient {
    * what is posted after the hello). The hello is followed by a `ping`; its `pong` says the hello
    * was taken, and `onHello()` is called then — the moment to catch up on chat with
    * `chat(roomId, {after})`, since from then on nothing this caller may see is missed by the
-   * socket. Returns `{stop, done}`.
+   * socket. A `version` frame that carries the caller's own `room` view is taken as it is, with
+   * no read. While the socket is up the loop sleeps until the newest room's `deadlineAt` (plus
+   * `deadlineSlackMs`), re-arming whenever a newer room arrives (over the socket, by a read, or
+   * from `latest()`, the caller's newest room, after `rearm()`), and reads once per deadline.
+   * `now()` is the clock deadlines are compared with (default `Date.now`). Returns
+   * `{stop, done, rearm}`: `rearm()` says the caller holds a newer room (its own action's answer).
    */
   watchLive(roomId, {
     token,
     since,
     liveUrl,
     room: first,
+    latest,
     onRoom,
     onChat,
     onHello,
@@ -416,6 +428,9 @@ export class MadangClient {
     signal,
     WebSocket: Socket = globalThis.WebSocket,
     heartbeatMs = 9 * 60 * 1000,
+    deadlineSlackMs = 100,
+    now = () => Date.now(),
+    keepPresentMs = 30 * 1000,
   } = {}) {
     const controller = new AbortController();
     if (signal) {
@@ -438,15 +453,25 @@ export class MadangClient {
       onError?.(error);
       controller.abort();
     };
-    // Reads the room once; hands on a newer one.
-    const read = async () => {
-      const fresh = await this.getRoom(roomId, { token, since: known(), signal: controller.signal });
-      if (controller.signal.aborted || !fresh) return;
-      room = fresh;
+    // The newest room at hand: ours, or the caller's (its own action's answer).
+    const newest = () => {
+      const theirs = latest?.();
+      return theirs && (!room || theirs.version > room.version) ? theirs : room;
+    };
+    // Takes a newer room (read, or carried by a `version` frame) and re-arms the deadline.
+    const take = (fresh) => {
+      if (room == null || fresh.version >= room.version) room = fresh;
       if (version == null || fresh.version > version) {
         version = fresh.version;
         onRoom?.(fresh);
       }
+      wake();
+    };
+    // Reads the room once; hands on a newer one.
+    const read = async () => {
+      const fresh = await this.getRoom(roomId, { token, since: known(), signal: controller.signal });
+      if (controller.signal.aborted || !fresh) return;
+      take(fresh);
     };
     const readSafely = () =>
       read().catch((error) => {
@@ -486,7 +511,11 @@ export class MadangClient {
         } catch {
           return;
         }
-        if (frame.type === 'version' && (known() == null || frame.version > known())) readSafely();
+        if (frame.type === 'version' && (known() == null || frame.version > known())) {
+          // The frame may carry our own view of the room: then there is nothing to read.
+          if (frame.room && typeof frame.room === 'object' && frame.room.version === frame.version) take(frame.room);
+          else readSafely();
+        }
         if (frame.type === 'chat' && frame.message) onChat?.(frame.message);
         if (frame.type === 'pong' && awaitingHello === ws) {
           awaitingHello = null;
@@ -527,6 +556,9 @@ export class MadangClient {
         wake = done;
         controller.signal.addEventListener('abort', done, { once: true });
       });
+    // The deadline already read for (once per deadline: a read that finds nothing fired yet,
+    // say with a skewed clock, does not spin; the sweeper's change is announced anyway).
+    let deadlineRead = null;
     const done = (async () => {
       let nextTry = 0;
       while (!controller.signal.aborted) {
@@ -535,10 +567,30 @@ export class MadangClient {
           nextTry = Date.now() + this.backoff(failures++) + 1000;
         }
         if (up) {
-          // Up: the socket announces changes; only a deadline needs a read of our own.
-          const deadline = room?.deadlineAt;
-          await nap(deadline != null ? deadline - Date.now() + 100 : 60 * 60 * 1000);
-          if (up && !controller.signal.aborted && deadline != null && Date.now() >= deadline) {
+          // Up: the socket announces changes; only a deadline needs a read of our own. A newer
+          // room (over the socket, or the caller's via `rearm`) wakes the nap to re-arm.
+          const deadline = newest()?.deadlineAt ?? null;
+          const pending = deadline != null && deadline !== deadlineRead;
+          // A player is present while it makes requests (the server's presence window is 45 s);
+          // rooms that arrive over the socket need none, so a player that neither acts nor reads
+          // for `keepPresentMs` reads once to stay present (spectators have no presence).
+          const presenceDue = () =>
+            token && newest()?.status !== 'finished'
+              ? (this.lastSeenAt.get(encodeURIComponent(roomId)) ?? 0) + keepPresentMs
+              : Infinity;
+          await nap(
+            Math.min(pending ? deadline - now() + deadlineSlackMs : 60 * 60 * 1000, presenceDue() - Date.now()),
+          );
+          if (
+            up &&
+            !controller.signal.aborted &&
+            pending &&
+            now() >= deadline &&
+            (newest()?.deadlineAt ?? null) === deadline
+          ) {
+            deadlineRead = deadline;
+            await readSafely();
+          } else if (up && !controller.signal.aborted && Date.now() >= presenceDue()) {
             await readSafely();
           }
         } else {
@@ -553,7 +605,7 @@ export class MadangClient {
       globalThis.removeEventListener?.('online', retryNow);
       socket?.close();
     })();
-    return { stop: () => controller.abort(), done };
+    return { stop: () => controller.abort(), done, rearm: () => up && wake() };
   }
 
   /** A handle on one room for one seat (or a spectator, without a token). */
@@ -641,15 +693,21 @@ export class RoomSession {
             ...options,
             liveUrl: this.room.liveUrl,
             room: this.room,
+            latest: () => this.room,
             status,
             onChat,
             onHello,
             WebSocket,
           })
         : this.client.watch(this.roomId, options);
+    // A room this session takes from elsewhere (its own action's answer, which the live
+    // channel does not echo back) may bring a new deadline: the live loop re-arms on it.
+    const rearm = handle.rearm ? () => handle.rearm() : null;
+    if (rearm) this.listeners.add(rearm);
     return {
       stop: () => {
         if (listener) this.listeners.delete(listener);
+        if (rearm) this.listeners.delete(rearm);
         handle.stop();
       },
       done: handle.done,

@@ -71,9 +71,9 @@ test('a spectator hears every move over the socket, one read per version and no 
     version = acted.version;
     await heard(spectator, version);
   }
-  // One read per announced version (13 changes), nothing else: no polls while the socket is up.
-  assert.ok(counted.reads - before <= 13, `${counted.reads - before} reads for 13 changes`);
-  assert.ok(counted.reads - before >= 1);
+  // Every announced version carried the spectator's own room: no read at all, and no polls
+  // while the socket is up (13 changes).
+  assert.equal(counted.reads - before, 0, `${counted.reads - before} reads for 13 changes`);
   watch.stop();
   await watch.done;
 });
@@ -153,4 +153,127 @@ test('team chat arrives over the socket to the teammate only, with no chat poll'
   }
   // M exactly as the poll renders it.
   assert.deepEqual(mate.heardChat, await players.chat(host.roomId, { token: teammate.token }));
+});
+
+/** The server's clock now (the dev clock: `POST /dev/clock` with nothing to add). */
+async function serverNow() {
+  const r = await fetch(`${server.base}/dev/clock`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ advanceMs: 0 }),
+  });
+  assert.equal(r.status, 200);
+  return (await r.json()).now;
+}
+
+test('with the socket up, the watch reads at the deadline of a room that arrived over the socket', async () => {
+  const players = new MadangClient({ baseUrl: server.base });
+  const host = await players.createRoom({ game: 'yut', name: '철수', options: { turnSeconds: 15 } });
+  const guest = await players.joinRoom(host.roomId, '영희');
+  // The guest's app: GETs of the room are counted, with the app's clock at each.
+  let offset = 0;
+  const now = () => Date.now() + offset;
+  const reads = [];
+  let onRead = () => {};
+  const client = new MadangClient({
+    baseUrl: server.base,
+    fetch: (url, init) => {
+      if ((init?.method ?? 'GET') === 'GET' && /\/rooms\/[^/]+(\?|$)/.test(String(url))) {
+        reads.push(now());
+        onRead();
+      }
+      return fetch(url, init);
+    },
+  });
+  const lobby = await client.getRoom(host.roomId, { token: guest.token });
+  assert.equal(lobby.deadlineAt ?? null, null, 'a lobby has no deadline');
+  const rooms = [];
+  let onRoom = () => {};
+  let up;
+  const opened = new Promise((resolve) => (up = resolve));
+  const watch = client.watchLive(host.roomId, {
+    token: guest.token,
+    since: lobby.version,
+    liveUrl: lobby.liveUrl,
+    room: lobby,
+    now,
+    status: (isUp) => isUp && up(),
+    onRoom: (room) => {
+      rooms.push(room);
+      onRoom();
+    },
+  });
+  await opened;
+  // The app's clock runs 14.6 s ahead of the server's, so the first turn's deadline (15 s after
+  // the start, by the server) is half a second away for the app and not yet passed for the
+  // server: the read the app makes then is its deadline read, answered 304 — no sweeper races it.
+  offset = (await serverNow()) - Date.now() + 14_600;
+  const before = reads.length;
+  const deadlineRead = new Promise((resolve) => (onRead = resolve));
+  const started = new Promise((resolve) => (onRoom = resolve));
+  await players.act(host.roomId, host.token, { type: 'start' });
+  await started;
+  const first = rooms.at(-1);
+  assert.ok(first.deadlineAt > 0, 'the started room has a deadline');
+  assert.equal(reads.length, before, 'the start arrived with the room: no read');
+  // The loop, asleep for the lobby's hour, re-armed on the room that came over the socket.
+  await deadlineRead;
+  assert.equal(reads.length, before + 1);
+  assert.ok(reads.at(-1) >= first.deadlineAt, 'read at (not before) the deadline, by the app clock');
+  // The server's deadline passes: the sweeper fires the timeout and the change arrives with the
+  // room. One read per deadline: the 304 did not make the loop spin meanwhile.
+  const fired = new Promise((resolve) => (onRoom = resolve));
+  await server.advanceClock(15_000);
+  await fired;
+  const timedOut = rooms.at(-1);
+  assert.ok(timedOut.version > first.version);
+  assert.ok(timedOut.deadlineAt > first.deadlineAt, 'a new turn, a new deadline');
+  assert.equal(reads.length, before + 1, `${reads.length - before} reads`);
+  watch.stop();
+  await watch.done;
+});
+
+test('with the socket up and no changes, a player reads to stay present; a spectator does not', async () => {
+  const players = new MadangClient({ baseUrl: server.base });
+  const host = await players.createRoom({ game: 'yut', name: '철수', options: { turnSeconds: null } });
+  const reads = { player: 0, spectator: 0 };
+  const waiting = {};
+  const counting = (who) =>
+    new MadangClient({
+      baseUrl: server.base,
+      fetch: (url, init) => {
+        if ((init?.method ?? 'GET') === 'GET' && /\/rooms\/[^/]+(\?|$)/.test(String(url))) {
+          reads[who] += 1;
+          waiting[who]?.();
+        }
+        return fetch(url, init);
+      },
+    });
+  const watches = [];
+  for (const who of ['player', 'spectator']) {
+    const client = counting(who);
+    const token = who === 'player' ? host.token : undefined;
+    const room = await client.getRoom(host.roomId, { token });
+    let up;
+    const opened = new Promise((resolve) => (up = resolve));
+    watches.push(
+      client.watchLive(host.roomId, {
+        token,
+        since: room.version,
+        liveUrl: room.liveUrl,
+        room,
+        keepPresentMs: 300,
+        status: (isUp) => isUp && up(),
+      }),
+    );
+    await opened;
+  }
+  const before = { ...reads };
+  // Nothing changes; the player's app reads once its 300 ms without a request are up.
+  await new Promise((resolve) => (waiting.player = resolve));
+  assert.equal(reads.player, before.player + 1);
+  // The spectator has no presence to keep: it has read nothing since it opened the room.
+  assert.equal(reads.spectator, before.spectator);
+  for (const w of watches) w.stop();
+  await Promise.all(watches.map((w) => w.done));
 });

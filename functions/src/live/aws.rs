@@ -31,6 +31,8 @@
 //! once the room is gone the connection gets `ROOM_NOT_FOUND` and is closed, so a connection
 //! outlives its room by at most one heartbeat (clients send one every 9 minutes).
 
+use std::collections::HashMap;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use aws_sdk_apigatewaymanagement::Client as PostClient;
@@ -38,12 +40,19 @@ use aws_sdk_apigatewaymanagement::operation::post_to_connection::PostToConnectio
 use aws_sdk_apigatewaymanagement::primitives::Blob;
 use madang_core::Millis;
 use madang_infra::live_registry::{RegisterError, Watcher};
-use madang_infra::{DynamoStore, RoomStore, StoreError, StoredRoom};
+use madang_infra::{DynamoStore, RoomStore, StoreError, StoredRoom, Tell};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use tokio::task::JoinSet;
 
-use super::{ClientFrame, HELLOS_PER_CONNECTION, LiveError, MAX_FRAME_BYTES, ServerFrame, admit};
+use super::{
+    ClientFrame, HELLOS_PER_CONNECTION, LiveError, MAX_FRAME_BYTES, ServerFrame, ViewUrl, admit,
+};
 use crate::app::App;
+
+/// API Gateway's WebSocket billing unit: a message is billed per 32 KB (of 1,024 bytes). A
+/// `version` frame carries the receiver's room only when the whole frame fits in one.
+pub const MESSAGE_UNIT: usize = 32 * 1024;
 
 /// The longest an announcement may add to the answer of the save that caused it.
 pub const ANNOUNCE_BOUND: Duration = Duration::from_millis(500);
@@ -58,6 +67,8 @@ pub const ENDPOINT_VAR: &str = "MADANG_LIVE_ENDPOINT";
 pub struct LiveStore {
     store: DynamoStore,
     posts: Option<PostClient>,
+    /// The views' `liveUrl` (from the same endpoint), spliced into the views announcements carry.
+    url: Option<String>,
 }
 
 /// What one post came to.
@@ -87,22 +98,29 @@ pub fn live_url(endpoint: &str) -> Option<String> {
 impl LiveStore {
     /// `store`, posting through `posts` (`None`: no live channel).
     pub fn new(store: DynamoStore, posts: Option<PostClient>) -> Self {
-        LiveStore { store, posts }
+        LiveStore {
+            store,
+            posts,
+            url: None,
+        }
     }
 
     /// `store`, posting to the endpoint `MADANG_LIVE_ENDPOINT` names, if it is set.
     pub async fn from_env(store: DynamoStore) -> Self {
-        let posts = match std::env::var(ENDPOINT_VAR) {
+        let (posts, url) = match std::env::var(ENDPOINT_VAR) {
             Ok(endpoint) if !endpoint.trim().is_empty() => {
                 let config = madang_infra::dynamo::sdk_config().load().await;
                 let config = aws_sdk_apigatewaymanagement::config::Builder::from(&config)
                     .endpoint_url(endpoint.trim().trim_end_matches('/'))
                     .build();
-                Some(PostClient::from_conf(config))
+                (
+                    Some(PostClient::from_conf(config)),
+                    live_url(endpoint.trim()),
+                )
             }
-            _ => None,
+            _ => (None, None),
         };
-        LiveStore { store, posts }
+        LiveStore { store, posts, url }
     }
 
     /// The table underneath.
@@ -220,12 +238,49 @@ impl RoomStore for LiveStore {
         self.store.advance_clock(ms).await
     }
 
-    async fn announce(&self, id: &str, version: u64) {
-        let text = ServerFrame::version(version);
-        if !self.post_to_watchers(id, |_| Some(text.clone())).await {
+    async fn announce(&self, id: &str, version: u64, tell: &(dyn Fn(Option<&str>) -> Tell + Sync)) {
+        // One frame per distinct viewer (a player's, or the spectators'), made on first use:
+        // a view is rendered once however many connections that viewer has.
+        let frames: Mutex<HashMap<Option<String>, Option<String>>> = Mutex::default();
+        let live = ViewUrl(self.url.clone());
+        let frame_for = |watcher: &Watcher| {
+            let mut frames = frames.lock().unwrap_or_else(|e| e.into_inner());
+            frames
+                .entry(watcher.player.clone())
+                .or_insert_with(|| version_frame(&live, version, tell(watcher.player.as_deref())))
+                .clone()
+        };
+        if !self.post_to_watchers(id, frame_for).await {
             tracing::warn!(room_id = id, version, "live: announcement cut at its bound");
         }
     }
+}
+
+/// The `version` frame for what [`Tell`] says: with the receiver's view (and `liveUrl`, as
+/// `GET /rooms/{id}` has it) when the whole frame fits in one [`MESSAGE_UNIT`], else the version
+/// alone; `None` for [`Tell::Nothing`].
+pub fn version_frame(live: &ViewUrl, version: u64, tell: Tell) -> Option<String> {
+    let view = match tell {
+        Tell::Nothing => return None,
+        Tell::Version => return Some(ServerFrame::version(version)),
+        Tell::View(view) => view,
+    };
+    let Ok(view) = RawValue::from_string(view) else {
+        return Some(ServerFrame::version(version));
+    };
+    let room = live.room(&view);
+    let text = ServerFrame::Version {
+        version,
+        room: Some(&room),
+    }
+    .text();
+    // Why: API Gateway bills a message per 32 KB unit; a larger view would cost more than the
+    // read it saves, so the version alone goes and the app reads.
+    Some(if text.len() <= MESSAGE_UNIT {
+        text
+    } else {
+        ServerFrame::version(version)
+    })
 }
 
 impl LiveStore {

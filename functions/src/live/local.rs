@@ -23,10 +23,12 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_
 use axum::response::{IntoResponse, Response};
 use madang_core::PlayerId;
 use madang_infra::notify::Subscription;
-use madang_infra::{RoomStore, StoreError};
+use madang_infra::{RoomStore, StoreError, Tell};
 use tokio::time::{Instant, sleep_until};
 
-use super::{ClientFrame, FrameBudget, LiveError, MAX_FRAME_BYTES, RoomSlot, ServerFrame, admit};
+use super::{
+    ClientFrame, FrameBudget, LiveError, MAX_FRAME_BYTES, RoomSlot, ServerFrame, ViewUrl, admit,
+};
 use crate::app::App;
 use crate::error::ApiError;
 use crate::service::Loaded;
@@ -48,6 +50,7 @@ const STALE_READS: u32 = 25;
 /// otherwise (the local server on DynamoDB) there is no such route, and `liveUrl` is `null`.
 pub async fn socket<S: RoomStore>(
     State(app): State<App<S>>,
+    live: ViewUrl,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     if app.store.notifier().is_none() {
@@ -68,7 +71,7 @@ pub async fn socket<S: RoomStore>(
         .max_message_size(MAX_FRAME_BYTES)
         .max_frame_size(MAX_FRAME_BYTES)
         .on_upgrade(move |socket| async move {
-            run(&app, socket).await;
+            run(&app, &live, socket).await;
             drop(slot);
         })
 }
@@ -104,8 +107,8 @@ enum End {
     Close(u16),
 }
 
-async fn run<S: RoomStore>(app: &App<S>, mut socket: WebSocket) {
-    let end = serve_socket(app, &mut socket).await;
+async fn run<S: RoomStore>(app: &App<S>, live: &ViewUrl, mut socket: WebSocket) {
+    let end = serve_socket(app, live, &mut socket).await;
     let (code, reason) = match end {
         End::Refuse(error) => {
             let _ = socket.send(Message::Text(error.frame().into())).await;
@@ -126,7 +129,7 @@ async fn run<S: RoomStore>(app: &App<S>, mut socket: WebSocket) {
         .await;
 }
 
-async fn serve_socket<S: RoomStore>(app: &App<S>, socket: &mut WebSocket) -> End {
+async fn serve_socket<S: RoomStore>(app: &App<S>, live: &ViewUrl, socket: &mut WebSocket) -> End {
     let Some(notifier) = app.store.notifier() else {
         return End::Close(close_code::POLICY);
     };
@@ -163,7 +166,7 @@ async fn serve_socket<S: RoomStore>(app: &App<S>, socket: &mut WebSocket) -> End
                     Woken::Version(false) => return End::Close(close_code::AWAY),
                     Woken::Version(true) => {
                         let version = w.subscription.latest();
-                        if version > w.sent && !send_version(socket, w, version).await {
+                        if version > w.sent && !send_version(app, live, socket, w, version).await {
                             return End::Close(close_code::NORMAL);
                         }
                     }
@@ -238,7 +241,7 @@ async fn serve_socket<S: RoomStore>(app: &App<S>, socket: &mut WebSocket) -> End
                             chat_read,
                             _slot: slot,
                         };
-                        if version > since && !send_version(socket, &mut w, version).await {
+                        if version > since && !send_version(app, live, socket, &mut w, version).await {
                             return End::Close(close_code::NORMAL);
                         }
                         watch = Some(w);
@@ -262,13 +265,41 @@ async fn serve_socket<S: RoomStore>(app: &App<S>, socket: &mut WebSocket) -> End
     }
 }
 
-/// Sends `version` (once; versions only go up); `false` if the socket is gone.
-async fn send_version(socket: &mut WebSocket, watch: &mut Watch<'_>, version: u64) -> bool {
+/// Sends `version` (once; versions only go up) with the socket's viewer's own room view, as
+/// the AWS announcer does (`aws::version_frame`: the view read from the embedded store as it
+/// is now, so its version may be newer; the version alone when the read fails or the frame
+/// would pass one message unit); `false` if the socket is gone.
+async fn send_version<S: RoomStore>(
+    app: &App<S>,
+    live: &ViewUrl,
+    socket: &mut WebSocket,
+    watch: &mut Watch<'_>,
+    version: u64,
+) -> bool {
+    let now = app.clock.now();
+    let (version, tell) = match app.store.peek(&watch.room, now).await {
+        Ok(stored) if stored.version >= version => {
+            let version = stored.version;
+            match Loaded::from_stored(stored) {
+                Ok(loaded) => {
+                    let seated = watch.player.as_ref().is_none_or(|p| {
+                        madang_core::with_room!(&loaded.room, r => r.present_ids().any(|q| q == p))
+                    });
+                    let view = loaded.view(watch.player.as_ref(), now).ok();
+                    match view {
+                        Some(view) if seated => (version, Tell::View(view.get().to_owned())),
+                        _ => (version, Tell::Version),
+                    }
+                }
+                Err(_) => (version, Tell::Version),
+            }
+        }
+        _ => (version, Tell::Version),
+    };
     watch.sent = version;
-    socket
-        .send(Message::Text(ServerFrame::version(version).into()))
-        .await
-        .is_ok()
+    let frame = super::aws::version_frame(live, version, tell)
+        .unwrap_or_else(|| ServerFrame::version(version));
+    socket.send(Message::Text(frame.into())).await.is_ok()
 }
 
 /// Sends the chat messages posted since the last records passed on that the socket's viewer

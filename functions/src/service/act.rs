@@ -69,6 +69,7 @@ pub async fn act<S: RoomStore>(
         |loaded, fired, now| {
             let who = loaded.authenticate(token).ok_or(ApiError::Unauthorized)?;
             loaded.see(&who, now);
+            loaded.acted_by(&who);
             let presence = &loaded.presence;
             let moves = &mut loaded.bot_moves;
             let step = with_room!(&mut loaded.room, r => {

@@ -18,7 +18,7 @@
 
 use madang_core::room::{AnyRoom, DecodeError, Presence, RequestId};
 use madang_core::{Millis, PlayerId, with_room};
-use madang_infra::{RoomStore, StoreError, StoredRoom};
+use madang_infra::{RoomStore, StoreError, StoredRoom, Tell};
 
 use super::bots::{self, BotMoves};
 use super::events::{Events, rendered};
@@ -51,6 +51,9 @@ pub struct Loaded {
     new: bool,
     /// The due time that had passed when timeouts were last caught up (for the sweeper's lag).
     overdue_since: Option<Millis>,
+    /// Who made this request's change, when a player did (an action): its live connections
+    /// are not told of it, since the answer carries the new room ([`Loaded::acted_by`]).
+    actor: Option<PlayerId>,
     /// The computer players' moves this attempt made: recorded once its save lands.
     pub bot_moves: BotMoves,
 }
@@ -73,6 +76,7 @@ impl Loaded {
             touch: None,
             new: false,
             overdue_since: None,
+            actor: None,
             bot_moves: BotMoves::default(),
         })
     }
@@ -88,6 +92,7 @@ impl Loaded {
             touch: None,
             new: true,
             overdue_since: None,
+            actor: None,
             bot_moves: BotMoves::default(),
         }
     }
@@ -102,6 +107,13 @@ impl Loaded {
         if !self.new && now.saturating_sub(last) >= PRESENCE_WRITE_INTERVAL_MS {
             self.touch = Some((player.clone(), now));
         }
+    }
+
+    /// Records that `player` made this request's change (a game or lobby action): its answer
+    /// carries the new room, so the change is not posted to that player's live connections.
+    /// Changes with no actor (a read's catch-up, the sweeper's) are posted to all.
+    pub fn acted_by(&mut self, player: &PlayerId) {
+        self.actor = Some(player.clone());
     }
 
     /// Fires every timeout due at `now`; returns their events, rendered (each timeout a new
@@ -217,6 +229,8 @@ where
         Target::Fetched(stored) => (stored.id.clone(), Some(Loaded::decode(stored)?)),
         Target::New(loaded) => (loaded.id.clone(), Some(loaded)),
     };
+    // Who acted in the attempt that may have landed (its connections are not told).
+    let mut actor = None;
     // The outcome of the last attempt whose save was sent but not confirmed, the versions that
     // save would add, and the computer players' moves it carried.
     let mut unconfirmed: Option<(T, u64, BotMoves)> = None;
@@ -241,7 +255,8 @@ where
             moves.landed();
             // The earlier attempt landed after all: that is the answer, and nothing is redone.
             tracing::info!(room = %crate::api::ids::digest_of(&id), "an unconfirmed save had landed");
-            store.announce(&id, loaded.room.version()).await;
+            loaded.actor = actor;
+            announce(store, &loaded, now).await;
             owe_presence(store, &mut loaded).await;
             return Ok(Saved {
                 loaded,
@@ -251,6 +266,7 @@ where
         }
         let fired = loaded.catch_up(now)?;
         let outcome = work(&mut loaded, &fired, now)?;
+        actor.clone_from(&loaded.actor);
         if !loaded.changed() {
             owe_presence(store, &mut loaded).await;
             return Ok(Saved {
@@ -280,7 +296,7 @@ where
                 loaded.new = false;
                 // Live watchers outside this process (API Gateway connections); bounded, never
                 // fails the answer (`RoomStore::announce`).
-                store.announce(&id, loaded.loaded_version).await;
+                announce(store, &loaded, now).await;
                 owe_presence(store, &mut loaded).await;
                 return Ok(Saved {
                     loaded,
@@ -305,6 +321,33 @@ where
         }
     }
     Err(last_failure.map_or(ApiError::Busy, ApiError::Unavailable))
+}
+
+/// Tells the room's live watchers outside this process of its change (`RoomStore::announce`):
+/// each viewer its own view of the room as saved (rendered once per distinct viewer, when the
+/// store asks), so that its app need not read the room back — except the actor's connections,
+/// which get nothing (the action's answer carries the room). A player the room no longer seats
+/// gets the version alone (its read will tell it it is out).
+async fn announce<S: RoomStore>(store: &S, loaded: &Loaded, now: Millis) {
+    let tell = |player: Option<&str>| -> Tell {
+        let viewer = player.map(PlayerId::new);
+        if let Some(viewer) = &viewer {
+            if loaded.actor.as_ref() == Some(viewer) {
+                return Tell::Nothing;
+            }
+            let seated = with_room!(&loaded.room, r => r.present_ids().any(|p| p == viewer));
+            if !seated {
+                return Tell::Version;
+            }
+        }
+        match loaded.view(viewer.as_ref(), now) {
+            Ok(view) => Tell::View(view.get().to_owned()),
+            Err(_) => Tell::Version,
+        }
+    };
+    store
+        .announce(&loaded.id, loaded.room.version(), &tell)
+        .await;
 }
 
 /// Awaits a store call and records how long it took as `metric`.
