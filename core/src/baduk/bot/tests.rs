@@ -272,6 +272,9 @@ fn two_bots_finish_a_9x9_game_and_agree_on_the_count() {
 fn random_prefix(state: &mut BadukState, rng: &mut GameRng, len: usize, mut seed: u64) {
     let size = i32::from(state.options().size());
     for _ in 0..len {
+        if state.phase() != Phase::Playing {
+            break; // scored with no resume left (B7): the prefix ends here
+        }
         let color = state.turn();
         let id = state.players().get(color).clone();
         let placed = (0..50).any(|_| {
@@ -286,9 +289,15 @@ fn random_prefix(state: &mut BadukState, rng: &mut GameRng, len: usize, mut seed
             Baduk::apply(state, Actor::Player(&id), &place, rng, 0).is_ok()
         });
         if !placed {
-            act(state, color, &BadukAction::Pass {}, rng);
-            if state.phase() == Phase::Scoring {
-                act(state, color, &BadukAction::ResumePlay {}, rng);
+            // At the same instant as the placements: a clock that ran between them (as `act`'s
+            // does) could run out on a long prefix, and this is a test of legality, not of time.
+            let at_zero = |state: &mut BadukState, rng: &mut GameRng, action: &BadukAction| {
+                Baduk::apply(state, Actor::Player(&id), action, rng, 0)
+                    .unwrap_or_else(|e| panic!("{action:?} by {color:?} refused: {e}"));
+            };
+            at_zero(state, rng, &BadukAction::Pass {});
+            if state.phase() == Phase::Scoring && state.can_resume(color) {
+                at_zero(state, rng, &BadukAction::ResumePlay {});
             }
         }
     }
