@@ -22,8 +22,7 @@ use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType,
-    ScalarAttributeType, TimeToLiveSpecification,
+    AttributeValue, BillingMode, KeyType, ScalarAttributeType, TimeToLiveSpecification,
 };
 use madang_core::Millis;
 
@@ -162,20 +161,7 @@ impl ChatStore for DynamoStore {
 /// Creates the chat table `name` when missing (hash `r`, range `q`, on demand, TTL on `x`) and
 /// waits until it is ACTIVE. In AWS the SAM template owns it (`ChatTable`).
 pub async fn ensure_chat_table(client: &Client, name: &str) -> Result<(), StoreError> {
-    let key = |attribute: &str, key_type: KeyType| {
-        KeySchemaElement::builder()
-            .attribute_name(attribute)
-            .key_type(key_type)
-            .build()
-            .map_err(|e| StoreError::Unavailable(Box::new(e)))
-    };
-    let attribute = |attribute: &str, kind: ScalarAttributeType| {
-        AttributeDefinition::builder()
-            .attribute_name(attribute)
-            .attribute_type(kind)
-            .build()
-            .map_err(|e| StoreError::Unavailable(Box::new(e)))
-    };
+    use super::table::{attribute, key};
     match client.describe_table().table_name(name).send().await {
         Ok(_) => {}
         Err(e)

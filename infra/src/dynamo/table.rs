@@ -42,21 +42,28 @@ pub async fn ensure_table(client: &Client, name: &str) -> Result<(), StoreError>
     super::chat::ensure_chat_table(client, &super::chat::chat_table_name(name)).await
 }
 
+/// One key of a table or index schema (shared with the chat table's creation).
+pub(super) fn key(attribute: &str, key_type: KeyType) -> Result<KeySchemaElement, StoreError> {
+    KeySchemaElement::builder()
+        .attribute_name(attribute)
+        .key_type(key_type)
+        .build()
+        .map_err(|e| StoreError::Unavailable(Box::new(e)))
+}
+
+/// One attribute definition of a table schema (shared with the chat table's creation).
+pub(super) fn attribute(
+    attribute: &str,
+    kind: ScalarAttributeType,
+) -> Result<AttributeDefinition, StoreError> {
+    AttributeDefinition::builder()
+        .attribute_name(attribute)
+        .attribute_type(kind)
+        .build()
+        .map_err(|e| StoreError::Unavailable(Box::new(e)))
+}
+
 async fn create(client: &Client, name: &str) -> Result<(), StoreError> {
-    let key = |attribute: &str, key_type: KeyType| {
-        KeySchemaElement::builder()
-            .attribute_name(attribute)
-            .key_type(key_type)
-            .build()
-            .map_err(|e| StoreError::Unavailable(Box::new(e)))
-    };
-    let attribute = |attribute: &str, kind: ScalarAttributeType| {
-        AttributeDefinition::builder()
-            .attribute_name(attribute)
-            .attribute_type(kind)
-            .build()
-            .map_err(|e| StoreError::Unavailable(Box::new(e)))
-    };
     let due_index = GlobalSecondaryIndex::builder()
         .index_name(DUE_INDEX)
         .key_schema(key(SHARD, KeyType::Hash)?)
