@@ -93,6 +93,9 @@ pub async fn spawn_app_on<S: RoomStore>(store: Arc<S>) -> TestApp {
     let sweeping = app.clone();
     tokio::spawn(async move {
         loop {
+            // The server's schedule, not a wait of a test: `madang` sweeps on a timer too (every
+            // 250 ms). Tests wait for what the sweeper does (a store change), and move time on
+            // the dev clock.
             tokio::time::sleep(Duration::from_millis(100)).await;
             sweeper::sweep(&*sweeping.store, sweeping.clock.now(), 100).await;
         }

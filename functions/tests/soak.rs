@@ -70,6 +70,8 @@ async fn thirty_seconds_of_sustained_writes_keep_the_wal_under_64_mib() {
     }
     let started = Instant::now();
     let mut largest = 0;
+    // A soak test (`scripts/soak`, out of the default run): 30 s of writes is what it is about,
+    // and the WAL's size is sampled along the way.
     while started.elapsed() < Duration::from_secs(30) {
         tokio::time::sleep(Duration::from_millis(50)).await;
         largest = largest.max(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0));

@@ -427,7 +427,23 @@ async fn wait_for_change_wakes_when_the_room_is_saved<S: RoomStore>(store: Arc<S
         let id = id.clone();
         tokio::spawn(async move { store.wait_for_change(&id, 1, Duration::from_secs(20)).await })
     };
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    match store.notifier() {
+        // The save comes only once the waiter is proven parked: the store's notifier holds its
+        // watch of the room (the checks run one at a time, so no other room is watched).
+        Some(notifier) => {
+            tokio::time::timeout(Duration::from_secs(60), async {
+                while notifier.is_empty() {
+                    tokio::task::yield_now().await;
+                }
+            })
+            .await
+            .expect("the waiter never watched the room");
+        }
+        // A store that polls (DynamoDB) shows no parked waiter. Its first read comes at once,
+        // so a tenth of a second later it is most likely between reads; if not, the save is
+        // seen by that first read, which is a change after version 1 all the same.
+        None => tokio::time::sleep(Duration::from_millis(100)).await,
+    }
     store
         .save_if_version(&sample(&id, 2, None), 1)
         .await

@@ -165,13 +165,16 @@ pub trait RoomStore: ChatStore + Send + Sync + 'static {
 
     /// Test support (`MADANG_DEV=1`): how far the dev clock has been advanced, as shared by every
     /// process on this store, or `None` when the store keeps no shared clock (then each process
-    /// keeps its own offset in memory, which is right for a single process).
+    /// keeps its own offset in memory, which is right for a single process). Only with the `dev`
+    /// feature: a release build has no dev clock.
+    #[cfg(feature = "dev")]
     fn clock_offset(&self) -> impl Future<Output = Result<Option<Millis>, StoreError>> + Send {
         async { Ok(None) }
     }
 
     /// Test support (`MADANG_DEV=1`): advances the shared dev clock by `ms` and returns the new
-    /// offset, or `None` when the store keeps no shared clock.
+    /// offset, or `None` when the store keeps no shared clock. Only with the `dev` feature.
+    #[cfg(feature = "dev")]
     fn advance_clock(
         &self,
         ms: Millis,

@@ -3,6 +3,8 @@
 
 use std::time::{Duration, Instant};
 
+use madang_core::room::PRESENCE_WINDOW_MS;
+use madang_core::yut::DISCONNECT_GRACE;
 use madang_infra::RoomStore;
 use madang_tests::spawn_app;
 use reqwest::StatusCode;
@@ -45,12 +47,18 @@ async fn a_long_poll_wakes_when_another_client_acts() {
     // No guessing how long the poll takes to arrive: wait until it is parked on the room (the
     // store's notifier holds its watch), so the change below comes while it waits.
     let store = app.embedded.clone().unwrap();
-    while store.watched_rooms() == 0 {
-        tokio::task::yield_now().await;
-    }
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while store.watched_rooms() == 0 {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("the poll never parked on the room");
     app.join(&room, "b").await;
     let response = poll.await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
+    // A poll that slept through the change would answer it only at the end of its 20 s wait:
+    // 10 s is a margin between the two outcomes, not a speed.
     assert!(
         started.elapsed() < Duration::from_secs(10),
         "woke on the change, not at the end of the wait"
@@ -82,17 +90,15 @@ async fn a_timeout_fires_through_the_dev_clock_with_nobody_polling() {
     let started = app.act_ok(&room, &host, json!({"type": "start"})).await;
     let version = started["version"].as_u64().unwrap();
     app.advance_clock(16_000).await;
-    // Look in the store directly: a request would catch the timeout up itself.
+    // Look in the store directly: a request would catch the timeout up itself. The store's own
+    // change signal wakes this at the sweeper's save; the minute is only there to turn a
+    // sweeper that never fires into a failure instead of a hang.
     let store = app.embedded.clone().unwrap();
-    let mut fired = false;
-    for _ in 0..50 {
-        if store.load(&room, 0).await.unwrap().version > version {
-            fired = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(fired, "the sweeper fired the overdue throw");
+    let fired = store
+        .wait_for_change(&room, version, Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert!(fired.is_some(), "the sweeper fired the overdue throw");
     let view = app.room(&room, None).await;
     assert!(
         view["state"]["lastThrow"].is_object(),
@@ -103,6 +109,10 @@ async fn a_timeout_fires_through_the_dev_clock_with_nobody_polling() {
 
 #[tokio::test]
 async fn a_disconnected_players_turn_is_auto_played_after_the_grace_period() {
+    // Time moves on the dev clock only. The server's clock is the system's plus the dev offset,
+    // so the real time the requests take counts too, and only ever forward: each step leaves it
+    // a margin no request takes (15 s before the presence window ends; anything past the grace
+    // period after it), so no reading depends on how fast the machine is.
     let app = spawn_app().await;
     // No turn limit at all: only the disconnect handling can move the game on.
     let (room, host) = app.create("yut", json!({"turnSeconds": null}), 5).await;
@@ -115,8 +125,8 @@ async fn a_disconnected_players_turn_is_auto_played_after_the_grace_period() {
         "connected, unlimited: no deadline"
     );
 
-    // Nobody is heard from for 44 s: still connected, nothing fires.
-    app.advance_clock(44_000).await;
+    // Nobody is heard from for 30 s of the 45 s presence window: still connected, nothing fires.
+    app.advance_clock(PRESENCE_WINDOW_MS - 15_000).await;
     let view = app.room(&room, None).await;
     assert_eq!(view["version"].as_u64().unwrap(), version);
     assert!(
@@ -127,8 +137,8 @@ async fn a_disconnected_players_turn_is_auto_played_after_the_grace_period() {
             .all(|p| p["connected"] == true)
     );
 
-    // Past the 45 s presence window plus the 5 s grace, the player to move is auto-played.
-    app.advance_clock(7_000).await;
+    // Past the presence window plus the grace period, the player to move is auto-played.
+    app.advance_clock(15_000 + DISCONNECT_GRACE + 1_000).await;
     let view = app.room(&room, None).await;
     assert!(
         view["players"]

@@ -131,7 +131,9 @@ async fn main() {
                 (at, body["version"].as_u64().unwrap())
             })
         };
-        // Let the poll reach the server and start waiting.
+        // Let the poll reach the server and start waiting. A benchmark, not a test: the delay
+        // varies from 5 to 300 ms on purpose, so the action falls anywhere in the DynamoDB
+        // store's 300 ms re-read step and the figures cover the whole spread of wake times.
         tokio::time::sleep(Duration::from_millis(5 + (round as u64 * 37) % 296)).await;
         let sent = Instant::now();
         let acted: Value = http

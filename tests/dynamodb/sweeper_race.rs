@@ -157,6 +157,8 @@ async fn race_once(app: &App<DynamoStore>, store: &Arc<DynamoStore>, i: usize, t
         let jitter = Duration::from_micros((i as u64 * 7_919) % 12_000);
         tokio::spawn(async move {
             barrier.wait().await;
+            // Deliberate jitter, not a wait for anything: it varies the interleaving from one
+            // round to the next, and every outcome is checked whichever side wins.
             tokio::time::sleep(jitter).await;
             service::act(&app, &id, &hash, request, None).await
         })

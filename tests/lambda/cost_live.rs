@@ -276,27 +276,12 @@ impl Sim {
         }
     }
 
-    /// Waits until `live` has handled every event sent to it (a condition, bounded: a minute
-    /// is a hang).
+    /// Waits until `live` has handled every event sent to it (woken by each answer; a minute
+    /// without them is a hang).
     async fn live_settled(&self) {
-        let started = Instant::now();
-        loop {
-            let done: usize = self
-                .stack
-                .live_timings()
-                .iter()
-                .map(|t| t.invocations.len())
-                .sum();
-            if done as u64 >= self.live_events {
-                return;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(60),
-                "live handled {done} of {} events",
-                self.live_events
-            );
-            tokio::time::sleep(Duration::from_millis(2)).await;
-        }
+        self.stack
+            .wait_for_live_answers(self.live_events as usize)
+            .await;
     }
 
     /// Books what happened since `mark` under `step`.

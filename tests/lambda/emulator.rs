@@ -149,6 +149,9 @@ struct Function {
     spawned: Mutex<Vec<Instant>>,
     init_errors: Mutex<Vec<String>>,
     ids: AtomicU64,
+    /// Bumped on every init finished or failed and every invocation answered: what a test
+    /// waiting for one of them wakes on (never a timer).
+    progress: tokio::sync::watch::Sender<u64>,
 }
 
 impl Function {
@@ -163,7 +166,32 @@ impl Function {
             spawned: Mutex::new(Vec::new()),
             init_errors: Mutex::new(Vec::new()),
             ids: AtomicU64::new(0),
+            progress: tokio::sync::watch::Sender::new(0),
         })
+    }
+
+    /// Records progress ([`Function::progress`]).
+    fn progressed(&self) {
+        self.progress.send_modify(|n| *n += 1);
+    }
+
+    /// Waits until `done()` holds, checking it again on each of the function's progress, for at
+    /// most `within` (a bound that turns a hang into a failure); whether it holds.
+    async fn until(&self, mut done: impl FnMut() -> bool, within: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + within;
+        // Subscribed before the first check: progress made after it is never missed.
+        let mut progress = self.progress.subscribe();
+        loop {
+            if done() {
+                return true;
+            }
+            if tokio::time::timeout_at(deadline, progress.changed())
+                .await
+                .is_err()
+            {
+                return done();
+            }
+        }
     }
 
     fn arn(&self) -> String {
@@ -200,7 +228,10 @@ async fn next(State(api): State<EnvApi>) -> Response {
         let mut timings = f.timings.lock().unwrap();
         let spawned = f.spawned.lock().unwrap()[api.env];
         let t = &mut timings[api.env];
-        t.init.get_or_insert_with(|| spawned.elapsed());
+        if t.init.is_none() {
+            t.init = Some(spawned.elapsed());
+            f.progressed();
+        }
     }
     let invocation = {
         let mut next = f.next.lock().await;
@@ -246,6 +277,7 @@ fn answered(api: &EnvApi, id: &str, answer: Answer) -> StatusCode {
     f.timings.lock().unwrap()[env]
         .invocations
         .push(started.elapsed());
+    f.progressed();
     let _ = to.send(answer);
     StatusCode::ACCEPTED
 }
@@ -261,6 +293,7 @@ async fn error(State(api): State<EnvApi>, Path(id): Path<String>, body: Bytes) -
 async fn init_error(State(api): State<EnvApi>, body: Bytes) -> StatusCode {
     let message = String::from_utf8_lossy(&body).into_owned();
     api.function.init_errors.lock().unwrap().push(message);
+    api.function.progressed();
     StatusCode::ACCEPTED
 }
 
@@ -476,32 +509,63 @@ impl LambdaStack {
     }
 
     async fn wait_for_init(&self, function: &Function, environments: usize) {
-        let started = Instant::now();
-        loop {
-            let ready = function
+        let ready = || {
+            function
                 .timings
                 .lock()
                 .unwrap()
                 .iter()
                 .filter(|t| t.init.is_some())
-                .count();
-            if ready == environments {
-                return;
-            }
-            let errors = function.init_errors.lock().unwrap().clone();
-            assert!(
-                errors.is_empty() && started.elapsed() < INIT_WITHIN,
-                "{}: {ready} of {environments} environments finished init ({errors:?}); logs in {}",
-                function.name,
-                self.logs.display()
-            );
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+                .count()
+        };
+        let failed = || !function.init_errors.lock().unwrap().is_empty();
+        function
+            .until(|| ready() == environments || failed(), INIT_WITHIN)
+            .await;
+        let errors = function.init_errors.lock().unwrap().clone();
+        assert!(
+            errors.is_empty() && ready() == environments,
+            "{}: {} of {environments} environments finished init ({errors:?}); logs in {}",
+            function.name,
+            ready(),
+            self.logs.display()
+        );
     }
 
     /// Live connections open at the WebSocket front now.
     pub fn live_connections(&self) -> usize {
         self.live.as_ref().map_or(0, |f| f.open_connections())
+    }
+
+    /// Waits until the `live` function has answered `at_least` invocations in all (woken by each
+    /// answer; a minute without them is a failure, not a hang).
+    pub async fn wait_for_live_answers(&self, at_least: usize) {
+        let live = self.live.as_ref().expect("a stack with the live channel");
+        let answered = || {
+            live.timings()
+                .iter()
+                .map(|t| t.invocations.len())
+                .sum::<usize>()
+        };
+        let done = live
+            .live
+            .until(|| answered() >= at_least, Duration::from_secs(60))
+            .await;
+        assert!(done, "live answered {} of {at_least} events", answered());
+    }
+
+    /// Waits until the live front has run `at_least` `$disconnect`s to the end (the `live`
+    /// function answered them); a minute without them is a failure, not a hang.
+    pub async fn wait_for_disconnects(&self, at_least: u64) {
+        let front = self.live.as_ref().expect("a stack with the live channel");
+        let mut runs = front.disconnects.subscribe();
+        let done =
+            tokio::time::timeout(Duration::from_secs(60), runs.wait_for(|n| *n >= at_least)).await;
+        assert!(
+            done.is_ok(),
+            "{} of {at_least} $disconnects ran",
+            *front.disconnects.borrow()
+        );
     }
 
     /// Posts the functions made to live connections: delivered, and answered 410 Gone.

@@ -37,6 +37,7 @@ use madang_tests::games::{
 };
 use madang_tests::lambda::{FrontDoor, LambdaStack, StackConfig};
 use madang_tests::race::check_racing_clients_never_double_apply;
+use madang_tests::store_proxy::{self, StoreProxy};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -133,8 +134,19 @@ async fn sixty_four_racing_clients_never_double_apply_through_lambda() {
     );
 }
 
-/// One long-poll, woken by another client's action served by another environment.
-async fn wake_once(stack: &LambdaStack, room: &str, token: &str, version: u64) -> Duration {
+/// One long-poll, woken by another client's action served by another environment. The action is
+/// sent only once the poll is proven parked: `proxy` (in front of the stack's dynalite) has
+/// answered two reads of the room since the poll went out — the poll's load and the first read
+/// of its wait loop, both of the old version — so the answer it gives can only come from
+/// waking on the change.
+async fn wake_once(
+    stack: &LambdaStack,
+    proxy: &StoreProxy,
+    room: &str,
+    token: &str,
+    version: u64,
+) -> Duration {
+    let reads_before = proxy.reads_of(room);
     let url = format!("{}/rooms/{room}?since={version}&wait=20", stack.base());
     let http = stack.app.http.clone();
     let poll = tokio::spawn(async move {
@@ -142,8 +154,7 @@ async fn wake_once(stack: &LambdaStack, room: &str, token: &str, version: u64) -
         let at = Instant::now();
         (at, r.status(), r.json::<Value>().await.unwrap())
     });
-    // Let the poll reach an environment and start waiting.
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    proxy.wait_for_reads(room, reads_before + 2).await;
     let sent = Instant::now();
     let acted = stack
         .app
@@ -165,7 +176,9 @@ async fn wake_once(stack: &LambdaStack, room: &str, token: &str, version: u64) -
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_long_poll_wakes_when_another_environment_saves() {
-    let stack = stack("l-wake", StackConfig::default()).await;
+    let store = Arc::new(dynalite_store("l-wake").await);
+    let proxy = store_proxy::start(&dynalite()).await;
+    let stack = LambdaStack::start(store, &proxy.url, StackConfig::default()).await;
     let created = stack
         .app
         .post("/rooms", None, json!({"game": "yut", "name": "wake"}))
@@ -175,8 +188,9 @@ async fn a_long_poll_wakes_when_another_environment_saves() {
     let first = created.body["room"]["version"].as_u64().unwrap();
     let mut samples = Vec::new();
     for version in first..first + 20 {
-        let took = wake_once(&stack, &room, &token, version).await;
-        // Woke on the change, not at the end of the 20 s wait.
+        let took = wake_once(&stack, &proxy, &room, &token, version).await;
+        // Woke on the change, not at the end of the 20 s wait (a poll that slept through it
+        // would answer the change only then): 10 s is a margin, not a speed.
         assert!(took < Duration::from_secs(10), "{took:?}");
         samples.push(took);
     }

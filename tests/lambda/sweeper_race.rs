@@ -91,6 +91,8 @@ async fn the_sweeper_binary_racing_a_player_never_double_applies_a_timeout() {
             let body = json!({"action": action});
             tokio::spawn(async move {
                 barrier.wait().await;
+                // Deliberate jitter, not a wait for anything: it varies the interleaving from
+                // one round to the next, and every outcome is checked whichever side wins.
                 tokio::time::sleep(jitter).await;
                 stack
                     .app

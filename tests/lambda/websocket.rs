@@ -42,7 +42,7 @@ enum Down {
 
 /// The WebSocket front's state.
 pub(super) struct WsFront {
-    live: Arc<Function>,
+    pub(super) live: Arc<Function>,
     addr: String,
     open: Mutex<HashMap<String, mpsc::UnboundedSender<Down>>>,
     ids: AtomicU64,
@@ -52,6 +52,8 @@ pub(super) struct WsFront {
     pub(super) posted: AtomicU64,
     /// Connections dropped without a `$disconnect` (API Gateway runs it on a best-effort basis).
     silent: Mutex<std::collections::HashSet<String>>,
+    /// `$disconnect`s run to the end (the function answered), for tests to wait on.
+    pub(super) disconnects: tokio::sync::watch::Sender<u64>,
 }
 
 impl WsFront {
@@ -68,6 +70,7 @@ impl WsFront {
             gone: AtomicU64::new(0),
             posted: AtomicU64::new(0),
             silent: Mutex::new(std::collections::HashSet::new()),
+            disconnects: tokio::sync::watch::Sender::new(0),
         });
         (front, listener)
     }
@@ -189,6 +192,7 @@ async fn upgrade(State(front): State<Arc<WsFront>>, upgrade: WebSocketUpgrade) -
         front.open.lock().unwrap().remove(&id);
         if !front.silent.lock().unwrap().contains(&id) {
             front.invoke(front.event("$disconnect", &id, None)).await;
+            front.disconnects.send_modify(|n| *n += 1);
         }
     })
 }

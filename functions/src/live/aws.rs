@@ -230,10 +230,12 @@ impl RoomStore for LiveStore {
         self.store.peek(id, now).await
     }
 
+    #[cfg(feature = "dev")]
     async fn clock_offset(&self) -> Result<Option<Millis>, StoreError> {
         self.store.clock_offset().await
     }
 
+    #[cfg(feature = "dev")]
     async fn advance_clock(&self, ms: Millis) -> Result<Option<Millis>, StoreError> {
         self.store.advance_clock(ms).await
     }

@@ -63,6 +63,7 @@ pub const WAIT_STEP: Duration = Duration::from_millis(300);
 /// alphabet of room ids, so it can never be a room.
 pub const CLOCK_ID: &str = "#clock";
 /// The dev clock item's offset attribute (ms the clock was advanced).
+#[cfg(feature = "dev")]
 const CLOCK_OFFSET: &str = "o";
 
 /// The SDK configuration the store is built for, read from the environment the standard way
@@ -541,6 +542,7 @@ impl RoomStore for DynamoStore {
         }
     }
 
+    #[cfg(feature = "dev")]
     async fn clock_offset(&self) -> Result<Option<Millis>, StoreError> {
         // Strongly consistent: an advance made through one process must be seen by the next
         // request, whichever process serves it. Only `MADANG_DEV=1` servers ever read this.
@@ -562,6 +564,7 @@ impl RoomStore for DynamoStore {
         }
     }
 
+    #[cfg(feature = "dev")]
     async fn advance_clock(&self, ms: Millis) -> Result<Option<Millis>, StoreError> {
         // ADD is atomic: two processes advancing at once both count.
         let out = self
