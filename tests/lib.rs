@@ -63,6 +63,23 @@ pub struct Player {
     pub token: String,
 }
 
+/// The HTTP client of the suites: one connection pool, whose idle connections are dropped well
+/// before the server's idle timeout closes them ([`ServeConfig::header_timeout`], 10 s).
+///
+/// Why: a server may close an idle keep-alive connection at any moment, and a request sent on it
+/// just then fails with "connection closed before message completed" (hyper's
+/// `IncompleteMessage`) — a race every HTTP/1.1 client must avoid; browsers retry, reqwest does
+/// not. With reqwest's default (90 s idle), the 64-client race, whose pool holds dozens of
+/// connections, some unused for 10 s, lost it now and then on a loaded machine. The client's
+/// idle timer starts after the server's (when it has read the answer), so half the server's
+/// timeout leaves seconds of margin.
+pub fn http_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .pool_idle_timeout(ServeConfig::default().header_timeout / 2)
+        .build()
+        .unwrap()
+}
+
 /// An embedded store in a fresh temp directory.
 pub fn embedded_store() -> EmbeddedStore {
     let dir = std::env::temp_dir().join(format!("madang-e2e-{}", fresh_id("app")));
@@ -129,7 +146,7 @@ async fn serve<S: RoomStore>(app: App<S>) -> TestApp {
     });
     TestApp {
         base: format!("http://{addr}"),
-        http: reqwest::Client::new(),
+        http: http_client(),
         embedded: None,
     }
 }

@@ -69,7 +69,7 @@ pub async fn spawn_madang_with(env: &[(&str, &str)]) -> Server {
         child,
         app: TestApp {
             base,
-            http: reqwest::Client::new(),
+            http: crate::http_client(),
             embedded: None,
         },
     }
