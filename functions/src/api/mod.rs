@@ -6,6 +6,8 @@
 pub mod actions;
 mod chat;
 mod compress;
+#[cfg(test)]
+mod events_snapshot;
 mod extract;
 mod games;
 pub mod ids;
