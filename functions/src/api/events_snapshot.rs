@@ -12,6 +12,7 @@ use madang_core::room::{LobbyEvent, RoomEvent};
 use madang_core::yut::{self, EndMode, Mode, OnLeave, Yut, YutOptions};
 use madang_core::{Actor, Game, GameRng, Lineup, PlayerId};
 
+use super::events::Wire;
 use crate::service::events::rendered;
 
 const FIXTURE: &str = "tests/fixtures/events.jsonl";
@@ -69,7 +70,7 @@ fn texts() -> Vec<String> {
     all
 }
 
-fn render<G: Game>(events: &[RoomEvent<G>]) -> String {
+fn render<G: Game<Event: Wire>>(events: &[RoomEvent<G>]) -> String {
     let rendered = rendered(events).unwrap();
     assert_eq!(rendered.len(), 1);
     rendered[0].get().to_owned()

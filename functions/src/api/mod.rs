@@ -6,6 +6,7 @@
 pub mod actions;
 mod chat;
 mod compress;
+pub mod events;
 #[cfg(test)]
 mod events_snapshot;
 mod extract;
