@@ -13,6 +13,10 @@
 //!
 //! SIGTERM and Ctrl-C shut down gracefully: the listener closes and requests in flight finish.
 
+/// mimalloc instead of glibc's malloc: see BENCHMARKS.md ("The action path, profiled").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
