@@ -17,7 +17,7 @@
 //! handler or log line below this sees it.
 //!
 //! Behind the edge the viewer-request CloudFront Function has moved the player's `Authorization`
-//! to [`EDGE_AUTHORIZATION`] (CloudFront drops `Authorization` from GET requests it does not
+//! to `X-Madang-Authorization` (CloudFront drops `Authorization` from GET requests it does not
 //! cache on, and does so for both front doors). A request that passed this check came through
 //! that function, so its moved header is put back as `Authorization` for the handlers, by the
 //! same rules: two moved tokens stay two (refused `DUPLICATE_HEADER`).
