@@ -35,7 +35,8 @@ pub const MAX_NAME_CHARS: u32 = 20;
 pub const PROBLEM_CODES: &[(u16, &[&str])] = &[
     (400, &["MALFORMED", "BAD_ACTION", "DUPLICATE_HEADER"]),
     (401, &["UNAUTHORIZED"]),
-    (403, &["NOT_HOST", "NOT_A_PLAYER", "KICKED"]),
+    // EDGE_ONLY: behind a CDN, a request that did not come through it (`api::origin`).
+    (403, &["NOT_HOST", "NOT_A_PLAYER", "KICKED", "EDGE_ONLY"]),
     (404, &["ROOM_NOT_FOUND", "NOT_AVAILABLE", "NO_SUCH_ROUTE"]),
     (408, &["REQUEST_TIMEOUT"]),
     (409, &["VERSION_CONFLICT", "ROOM_EXISTS"]),
