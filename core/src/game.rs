@@ -125,8 +125,9 @@ impl OptionsError {
 }
 
 /// One game's rules. Implementations are zero-sized markers (`Yut`, `Baduk`); all functions are
-/// associated, all data lives in `State`. Everything the API carries has a JSON Schema
-/// ([`JsonSchema`]), from which the OpenAPI document is generated.
+/// associated, all data lives in `State`. The options, actions, views and outcomes the API
+/// carries have a JSON Schema ([`JsonSchema`]), from which the OpenAPI document is generated;
+/// events are written, and described, by the API layer.
 pub trait Game {
     /// The game's name in the API (`"yut"`, `"baduk"`).
     const NAME: &'static str;
@@ -137,8 +138,9 @@ pub trait Game {
     type State: Serialize + DeserializeOwned + Clone + PartialEq + Debug;
     /// A player's action, tagged by `type` with the spec's names.
     type Action: Serialize + DeserializeOwned + JsonSchema + Clone + PartialEq + Debug;
-    /// What happened, for clients to animate; tagged by `type` with the spec's names.
-    type Event: Serialize + JsonSchema + Clone + PartialEq + Debug;
+    /// What happened, for clients to animate. Typed only: the API layer writes it on the wire
+    /// (tagged by `type` with the spec's names) and gives its schema.
+    type Event: Clone + PartialEq + Debug;
     /// What one viewer may see (spec §8.3).
     type View: Serialize + JsonSchema;
     /// The final result (spec §8.6).

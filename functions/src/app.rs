@@ -120,6 +120,9 @@ pub struct App<S> {
     pub guard: Arc<crate::limits::Guard>,
     /// The live channel: `liveUrl`, and the local sockets' counters ([`crate::live`]).
     pub live: Arc<crate::live::Live>,
+    /// Behind a CDN (`MADANG_ORIGIN_SECRET`): the secret every request must carry
+    /// ([`crate::api::origin`]); `None` checks nothing.
+    pub origin: Option<Arc<crate::api::origin::OriginSecret>>,
 }
 
 impl<S> Clone for App<S> {
@@ -131,6 +134,7 @@ impl<S> Clone for App<S> {
             limits: self.limits,
             guard: self.guard.clone(),
             live: self.live.clone(),
+            origin: self.origin.clone(),
         }
     }
 }
@@ -145,7 +149,15 @@ impl<S> App<S> {
             limits: Limits::default(),
             guard: Arc::new(crate::limits::Guard::new(Limits::default())),
             live: Arc::default(),
+            origin: None,
         }
+    }
+
+    /// Refuses every request that does not carry `secret` in the edge's origin header
+    /// ([`crate::api::origin`]); `None` (no CDN in front) checks nothing.
+    pub fn with_origin(mut self, secret: Option<crate::api::origin::OriginSecret>) -> Self {
+        self.origin = secret.map(Arc::new);
+        self
     }
 
     /// Sets what `liveUrl` says and the local live sockets' bounds.

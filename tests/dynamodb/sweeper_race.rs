@@ -20,6 +20,7 @@ use std::time::Duration;
 use madang_core::room::{AnyRoom, Room, RoomAction, TokenHash};
 use madang_core::yut::Yut;
 use madang_core::{Millis, PlayerId};
+use madang_functions::api::events::Wire;
 use madang_functions::service::{self, ActionRequest};
 use madang_functions::{App, sweeper};
 use madang_infra::{DynamoStore, RoomStore};
@@ -47,7 +48,7 @@ fn expected(
     let fired: Vec<Value> = room
         .catch_up(now, &presence)
         .iter()
-        .map(|e| json!(e))
+        .map(|e| json!(e.wire()))
         .collect();
     assert_eq!(
         room.version,
@@ -59,7 +60,7 @@ fn expected(
         .act(player, action, now)
         .unwrap()
         .iter()
-        .map(|e| json!(e))
+        .map(|e| json!(e.wire()))
         .collect();
     (room, fired, acted)
 }

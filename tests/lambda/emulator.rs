@@ -93,6 +93,9 @@ pub struct StackConfig {
     /// The live channel: the WebSocket front and one `live` environment, and
     /// `MADANG_LIVE_ENDPOINT` in every function.
     pub live: bool,
+    /// More variables of the `api` environments, as a deployment sets them (the origin secret
+    /// behind a CDN); set after the others, so they may also replace one (`RUST_LOG`).
+    pub api_env: Vec<(String, String)>,
 }
 
 impl Default for StackConfig {
@@ -103,6 +106,7 @@ impl Default for StackConfig {
             dev: true,
             max_wait_secs: None,
             live: false,
+            api_env: Vec::new(),
         }
     }
 }
@@ -502,6 +506,9 @@ impl LambdaStack {
         }
         if let Some(secs) = config.max_wait_secs {
             command.env("MADANG_MAX_WAIT_SECS", secs.to_string());
+        }
+        if binary_name == "api" {
+            command.envs(config.api_env.iter().map(|(k, v)| (k, v)));
         }
         function.timings.lock().unwrap().push(EnvTimings::default());
         function.spawned.lock().unwrap().push(Instant::now());

@@ -15,7 +15,8 @@
 //! - [`cost_live`]: the casual month with live clients, through the real `api`, `live` and
 //!   `sweeper` binaries, metered by [`meter_proxy`];
 //! - [`metrics`]: the functions' EMF metric lines, validated and held against what the games did;
-//! - [`restore`]: a table with live rooms to JSON and back into a fresh table, and play goes on.
+//! - [`restore`]: a table with live rooms to JSON and back into a fresh table, and play goes on;
+//! - [`origin`]: behind CloudFront on the HTTP API, only requests with the secret origin header.
 
 mod cost_live;
 mod cost_modes;
@@ -23,6 +24,7 @@ mod gzip;
 mod live;
 mod meter_proxy;
 mod metrics;
+mod origin;
 mod restore;
 mod sweeper_race;
 

@@ -1,17 +1,15 @@
-//! Events (§8.2) for clients to animate, tagged by `type`.
-
-use serde::Serialize;
+//! Events (§8.2) for clients to animate. Typed only: how an event is written on the wire (tagged
+//! by `type`, with the spec's names) and its JSON Schema are the API layer's
+//! (`functions/src/api/events.rs`), which checks its form against these variants on every build.
 
 use super::color::Color;
 use super::point::Point;
 use super::result::BadukResult;
 
 /// Something that happened while applying an action.
-#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(tag = "type", rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub enum BadukEvent {
     /// A stone was placed; `captured` lists the stones it took.
-    #[serde(rename_all = "camelCase")]
     StonePlaced {
         /// Who played.
         color: Color,

@@ -1,8 +1,7 @@
 //! Lobby actions (`setOptions`, `moveSeat`, `start`, `leave`, `kick`, …) and what they do to a
 //! room. Their wire form (`{"type":"setOptions","options":{…}}`) lives at the HTTP edge, which
-//! hands the room typed actions only.
-
-use serde::Serialize;
+//! hands the room typed actions only; so does the wire form of the events they make
+//! (`functions/src/api/events.rs`).
 
 use super::{Room, RoomError, Status, TokenHash};
 use crate::game::{Game, Lineup, Millis, PlayerId};
@@ -100,13 +99,8 @@ impl<G: Game> Clone for RoomAction<G> {
     }
 }
 
-/// Something that happened in the lobby, tagged by `type`.
-#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
-#[serde(
-    tag = "type",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
+/// Something that happened in the lobby (written on the wire tagged by `type`, by the API layer).
+#[derive(Clone, Debug, PartialEq)]
 pub enum LobbyEvent {
     /// The options changed.
     OptionsChanged,
@@ -154,8 +148,7 @@ pub enum LobbyEvent {
 }
 
 /// An event of a room action: the lobby's or the game's.
-#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
-#[serde(untagged, bound = "")]
+#[derive(Clone, Debug)]
 pub enum RoomEvent<G: Game> {
     /// A lobby event.
     Lobby(LobbyEvent),

@@ -1,4 +1,9 @@
 //! What happened, for clients to animate (§8.2): returned by every accepted action, in order.
+//!
+//! Unlike 바둑's and the lobby's events, whose wire form is the API layer's
+//! (`functions/src/api/events.rs`), these keep theirs here: the view embeds them
+//! (`state.log`, §8.1), views are written by core, and an event must read the same in an
+//! answer and in the log — so both take it from the one derive below.
 
 use serde::Serialize;
 

@@ -19,8 +19,9 @@ use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use flate2::Compression;
-use flate2::write::GzEncoder;
+use flate2::write::DeflateEncoder;
+use flate2::{Compression, Crc};
+use std::cell::RefCell;
 use std::io::Write;
 
 use crate::error::ApiError;
@@ -137,11 +138,37 @@ fn weaken_etag(headers: &mut HeaderMap) {
     }
 }
 
+/// The gzip member header (RFC 1952 §2.3): magic, deflate, no flags, no time, the "fastest"
+/// level flag, an unknown OS. The trailer (CRC-32 and length) is written by [`gzipped`].
+const GZIP_HEADER: [u8; 10] = [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 255];
+
+thread_local! {
+    /// One deflate encoder per worker thread, reset for every answer. A new encoder allocates
+    /// and zeroes about 300 KB of tables (miniz_oxide's dictionary and hash chains): made per
+    /// answer, that cost (page faults, `memset`, and the TLB shootdowns of returning the
+    /// memory) was most of gzip's price, a third of the action route's throughput
+    /// (BENCHMARKS.md, "gzip of JSON answers"). Reset keeps the tables and clears the state.
+    static DEFLATE: RefCell<DeflateEncoder<Vec<u8>>> =
+        RefCell::new(DeflateEncoder::new(Vec::new(), Compression::new(LEVEL)));
+}
+
 /// `bytes` in gzip, or `None` if the encoder failed (it writes to memory, so it does not).
 fn gzipped(bytes: &[u8]) -> Option<Vec<u8>> {
-    let mut encoder = GzEncoder::new(Vec::with_capacity(bytes.len() / 4), Compression::new(LEVEL));
-    encoder.write_all(bytes).ok()?;
-    encoder.finish().ok()
+    let length = u32::try_from(bytes.len()).ok()?;
+    let mut out = Vec::with_capacity(bytes.len() / 4 + 32);
+    out.extend_from_slice(&GZIP_HEADER);
+    let mut out = DEFLATE.with_borrow_mut(|encoder| {
+        // Swapping this answer's buffer in ends the previous stream into the buffer it held
+        // (an empty one, dropped); swapping it out again ends this answer's stream in it.
+        encoder.reset(out).ok()?;
+        encoder.write_all(bytes).ok()?;
+        encoder.reset(Vec::new()).ok()
+    })?;
+    let mut crc = Crc::new();
+    crc.update(bytes);
+    out.extend_from_slice(&crc.sum().to_le_bytes());
+    out.extend_from_slice(&length.to_le_bytes());
+    Some(out)
 }
 
 #[cfg(test)]
@@ -186,6 +213,23 @@ mod tests {
             .read_to_string(&mut plain)
             .unwrap();
         assert_eq!(plain, text);
+    }
+
+    #[test]
+    fn answers_in_a_row_on_one_thread_each_decode_whole() {
+        // The encoder is reused (reset) between answers: no answer may carry a byte of the one
+        // before it, whatever their sizes.
+        for n in [3000, 50, 9000, 1024, 20_000, 1] {
+            let text = (0..n)
+                .map(|i| char::from(b'a' + (i % 23) as u8))
+                .collect::<String>();
+            let packed = gzipped(text.as_bytes()).unwrap();
+            let mut plain = String::new();
+            flate2::read::GzDecoder::new(packed.as_slice())
+                .read_to_string(&mut plain)
+                .unwrap();
+            assert_eq!(plain, text);
+        }
     }
 
     #[tokio::test]

@@ -6,10 +6,14 @@
 pub mod actions;
 mod chat;
 mod compress;
+pub mod events;
+#[cfg(test)]
+mod events_snapshot;
 mod extract;
 mod games;
 pub mod ids;
 mod openapi;
+pub mod origin;
 pub mod requests;
 mod rooms;
 pub mod strict;
@@ -79,26 +83,38 @@ routes! {
 /// The whole API over `app`'s store and clock, with the limits of `app.limits` (the counters of
 /// `app.guard`, which the handlers take from too).
 pub fn router<S: RoomStore>(app: App<S>) -> Router {
-    let guard = app.guard.clone();
+    let front = Front {
+        guard: app.guard.clone(),
+        origin: app.origin.clone(),
+    };
     routes::<S>()
         .fallback(rooms::not_found)
         // One byte over the limit is enough to refuse: the body is never buffered beyond it.
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(middleware::from_fn_with_state(guard, edge))
+        .layer(middleware::from_fn_with_state(front, edge))
         .with_state(app)
+}
+
+/// What [`edge`] checks a request's head with: the origin secret behind a CDN ([`origin`]), then
+/// the guard's limits.
+#[derive(Clone)]
+struct Front {
+    guard: Arc<Guard>,
+    origin: Option<Arc<origin::OriginSecret>>,
 }
 
 /// What every request passes through, in one layer (each `from_fn` layer boxes a clone of the
 /// inner router and its future per request, about 1.5 % of a `/healthz` each in a profile):
 /// its tracing span (handlers fill in `room`, `action` and `version` as they learn them; it
-/// closes with the status and the latency), the checks of the request's head
+/// closes with the status and the latency), behind a CDN the origin secret
+/// ([`origin::OriginSecret::admit`]), the checks of the request's head
 /// ([`Guard::admit_head`]; the per-route limits are taken in the handlers, from the typed
 /// request), errors made problem+json ([`problems_only`]), JSON gzipped when the client accepts
 /// it ([`compress`]), and the headers every answer carries ([`hardened`]).
 ///
 /// The span names the route, not the path: a path holds a room id, and logs carry only its
 /// digest (`room`, recorded by the [`RoomId`] extractor).
-async fn edge(State(guard): State<Arc<Guard>>, mut request: Request, next: Next) -> Response {
+async fn edge(State(front): State<Front>, mut request: Request, next: Next) -> Response {
     let gzip = compress::negotiate(&mut request);
     let shown = redacted(request.uri().path());
     let span = tracing::info_span!(
@@ -112,7 +128,12 @@ async fn edge(State(guard): State<Arc<Guard>>, mut request: Request, next: Next)
     let started = Instant::now();
     let route = crate::metrics::RouteClass::of(request.method(), request.uri().path());
     let response = async {
-        match guard.admit_head(&request) {
+        // Behind a CDN, a request that did not come through it is refused before anything else.
+        let from_edge = match &front.origin {
+            Some(secret) => secret.admit(request.headers_mut()),
+            None => Ok(()),
+        };
+        match from_edge.and_then(|()| front.guard.admit_head(&request)) {
             Ok(()) => problems_only(next.run(request).await),
             Err(refused) => refused.into_response(),
         }

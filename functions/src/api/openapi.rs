@@ -1,8 +1,9 @@
 //! `GET /openapi.json`: the OpenAPI 3.1 document, generated from the Rust types the API
-//! serializes and parses (`schemars` on core's options, actions, views, events and results), so
-//! it cannot drift from them. Paths follow [`super::ROUTES`] (a test fails on a route left out),
-//! and the generated text is also committed as `functions/openapi.json` for offline client
-//! generators (a test fails when that copy is stale; `MADANG_WRITE_OPENAPI=1` rewrites it).
+//! serializes and parses (`schemars` on core's options, actions, views and results, and on the
+//! wire forms of events in [`super::events`]), so it cannot drift from them. Paths follow
+//! [`super::ROUTES`] (a test fails on a route left out), and the generated text is also
+//! committed as `functions/openapi.json` for offline client generators (a test fails when that
+//! copy is stale; `MADANG_WRITE_OPENAPI=1` rewrites it).
 //!
 //! Two contracts: request bodies are described as the parser reads them (missing keys take
 //! defaults, unknown keys are refused); answers as the server writes them (every field present,
@@ -12,14 +13,15 @@ use std::sync::LazyLock;
 
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use madang_core::baduk::{Baduk, BadukAction, BadukOptions};
-use madang_core::room::{RoomEvent, RoomView};
+use madang_core::baduk::{Baduk, BadukAction, BadukEvent, BadukOptions};
+use madang_core::room::RoomView;
 use madang_core::yut::{self, Yut, YutOptions};
 use madang_infra::RoomStore;
 use schemars::generate::{Contract, SchemaSettings};
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
+use super::events::RoomEventForm;
 use crate::app::App;
 
 /// The longest long-poll a client may ask for (`wait`, seconds); the server may cap it lower
@@ -33,7 +35,8 @@ pub const MAX_NAME_CHARS: u32 = 20;
 pub const PROBLEM_CODES: &[(u16, &[&str])] = &[
     (400, &["MALFORMED", "BAD_ACTION", "DUPLICATE_HEADER"]),
     (401, &["UNAUTHORIZED"]),
-    (403, &["NOT_HOST", "NOT_A_PLAYER", "KICKED"]),
+    // EDGE_ONLY: behind a CDN, a request that did not come through it (`api::origin`).
+    (403, &["NOT_HOST", "NOT_A_PLAYER", "KICKED", "EDGE_ONLY"]),
     (404, &["ROOM_NOT_FOUND", "NOT_AVAILABLE", "NO_SUCH_ROUTE"]),
     (408, &["REQUEST_TIMEOUT"]),
     (409, &["VERSION_CONFLICT", "ROOM_EXISTS"]),
@@ -202,7 +205,7 @@ struct ActionRequest {
 
 /// The answers around a room view, for one game.
 macro_rules! answers {
-    ($seated:ident, $acted:ident, $game:ty) => {
+    ($seated:ident, $acted:ident, $game:ty, $event:ty) => {
         /// The answer of `POST /rooms` and `POST /rooms/{id}/players`.
         #[derive(JsonSchema)]
         #[serde(rename_all = "camelCase")]
@@ -227,15 +230,15 @@ macro_rules! answers {
             version: u64,
             /// What happened, in order: overdue timeouts fired first, then the action's own
             /// events, then what it made due at once (a bot's turn).
-            events: Vec<RoomEvent<$game>>,
+            events: Vec<RoomEventForm<'static, $event>>,
             /// The room as the caller now sees it.
             room: RoomView<'static, $game>,
         }
     };
 }
 
-answers!(YutSeated, YutActed, Yut);
-answers!(BadukSeated, BadukActed, Baduk);
+answers!(YutSeated, YutActed, Yut, yut::Event);
+answers!(BadukSeated, BadukActed, Baduk, BadukEvent);
 
 fn generator(contract: Contract) -> SchemaGenerator {
     SchemaSettings::draft2020_12()
@@ -333,8 +336,12 @@ fn components() -> Map<String, Value> {
             ("BadukSeated", |g| g.subschema_for::<BadukSeated>()),
             ("YutActed", |g| g.subschema_for::<YutActed>()),
             ("BadukActed", |g| g.subschema_for::<BadukActed>()),
-            ("YutRoomEvent", |g| g.subschema_for::<RoomEvent<Yut>>()),
-            ("BadukRoomEvent", |g| g.subschema_for::<RoomEvent<Baduk>>()),
+            ("YutRoomEvent", |g| {
+                g.subschema_for::<RoomEventForm<'static, yut::Event>>()
+            }),
+            ("BadukRoomEvent", |g| {
+                g.subschema_for::<RoomEventForm<'static, BadukEvent>>()
+            }),
         ],
     );
     as_value(&mut out, close_objects);

@@ -68,9 +68,13 @@ async fn main() -> Result<(), lambda_http::Error> {
     {
         tracing::warn!(error = %e, "warm-up read failed");
     }
+    // Behind CloudFront on the HTTP API (template.yaml sets it only then): refuse whatever did
+    // not come through the distribution.
+    let origin = madang_functions::api::origin::OriginSecret::from_env()?;
     let app = App::new(store)
         .with_dev(dev)
         .with_limits(limits)
+        .with_origin(origin)
         .with_live(Live::new(live_url, 0));
     let routes = router(app.clone());
     tracing::info!(

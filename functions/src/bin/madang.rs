@@ -8,16 +8,23 @@
 //! - `MADANG_STORE=dynamodb`: keep rooms in DynamoDB instead (table `MADANG_TABLE`, default
 //!   `madang-rooms`, created with its index when missing; `AWS_ENDPOINT_URL_DYNAMODB` points the
 //!   SDK at an emulator such as dynalite or moto).
+//! - `MADANG_ORIGIN_SECRET`: behind a CDN that adds it as `X-Madang-Origin`, every request
+//!   without it is refused 403 (`EDGE_ONLY`).
 //! - Limits (`MADANG_LIMIT_*`, `MADANG_MAX_CONNECTIONS`, `MADANG_HEADER_TIMEOUT_MS`): see the
 //!   README's configuration table; the defaults are safe for a public server.
 //!
 //! SIGTERM and Ctrl-C shut down gracefully: the listener closes and requests in flight finish.
+
+/// mimalloc instead of glibc's malloc: see BENCHMARKS.md ("The action path, profiled").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use madang_functions::api::origin::OriginSecret;
 use madang_functions::app::Limits;
 use madang_functions::telemetry::{self, LogFormat};
 use madang_functions::{App, RoomStore, ServeConfig, router, shutdown_signal, sweeper};
@@ -40,6 +47,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dev = madang_functions::app::dev_from_env();
     let limits = Limits::default().with_env()?;
     let config = ServeConfig::default().with_env()?;
+    // Behind a CDN or proxy that adds the secret origin header: refuse whatever did not come
+    // through it (README, "Configuration").
+    let origin = OriginSecret::from_env()?;
     match std::env::var("MADANG_STORE").as_deref() {
         Ok("dynamodb") => {
             let table = std::env::var("MADANG_TABLE").unwrap_or_else(|_| "madang-rooms".into());
@@ -47,13 +57,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             dynamo::ensure_table(&client, &table).await?;
             let store = Arc::new(DynamoStore::new(client, table));
             // A sweep queries every index shard: once a second is plenty against a real table.
-            let app = App::new(store).with_dev(dev).with_limits(limits);
+            let app = App::new(store)
+                .with_dev(dev)
+                .with_limits(limits)
+                .with_origin(origin);
             serve(app, addr, config, Duration::from_secs(1)).await
         }
         Ok("embedded") | Err(_) => {
             std::fs::create_dir_all(&data)?;
             let store = Arc::new(EmbeddedStore::open(&data.join("madang.sqlite3"))?);
-            let app = App::new(store).with_dev(dev).with_limits(limits);
+            let app = App::new(store)
+                .with_dev(dev)
+                .with_limits(limits)
+                .with_origin(origin);
             serve(app, addr, config, SWEEP_EVERY).await
         }
         Ok(other) => {

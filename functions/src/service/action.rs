@@ -7,6 +7,8 @@ use madang_core::room::{LobbyAction, RoomAction, RoomError, Version};
 use madang_core::yut::{self, Yut, YutOptions};
 use serde::Deserialize;
 
+use crate::api::events::Wire;
+
 /// `POST /rooms/{id}/actions`, parsed.
 #[derive(Clone, Debug)]
 pub struct ActionRequest {
@@ -111,7 +113,7 @@ fn foreign<G: Game>(kind: &str) -> RoomError {
 }
 
 /// The games an [`Action`] can be for: each picks what is its own.
-pub trait Pick: Game + Sized {
+pub trait Pick: Game<Event: Wire> + Sized {
     /// This game's action, if `action` is one.
     fn own(action: &Action) -> Option<&Self::Action>;
     /// This game's reading of `setOptions`'s options.
