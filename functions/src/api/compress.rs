@@ -147,7 +147,7 @@ thread_local! {
     /// and zeroes about 300 KB of tables (miniz_oxide's dictionary and hash chains): made per
     /// answer, that cost (page faults, `memset`, and the TLB shootdowns of returning the
     /// memory) was most of gzip's price, a third of the action route's throughput
-    /// (BENCHMARKS.md, "gzip of JSON answers"). Reset keeps the tables and clears the state.
+    /// (BENCHMARKS.md, "The action path, profiled"). Reset keeps the tables, clears the state.
     static DEFLATE: RefCell<DeflateEncoder<Vec<u8>>> =
         RefCell::new(DeflateEncoder::new(Vec::new(), Compression::new(LEVEL)));
 }
