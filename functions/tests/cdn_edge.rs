@@ -30,96 +30,80 @@ async fn json_of(response: reqwest::Response, want: StatusCode) -> Value {
     body
 }
 
+/// Sends `request` and reads its JSON answer, which must come with `want`.
+async fn sent(request: reqwest::RequestBuilder, want: StatusCode) -> Value {
+    json_of(request.send().await.unwrap(), want).await
+}
+
 #[tokio::test]
 async fn behind_the_edge_the_moved_token_acts_and_the_signature_alone_grants_nothing() {
     let server = start("moved_token");
     let b = &server.base;
     let http = reqwest::Client::new();
-    let created = json_of(
+    let created = sent(
         http.post(format!("{b}/rooms"))
-            .json(&json!({"game": "yut", "name": "방장"}))
-            .send()
-            .await
-            .unwrap(),
+            .json(&json!({"game": "yut", "name": "방장"})),
         StatusCode::CREATED,
     )
     .await;
     let room = created["roomId"].as_str().unwrap();
     let host = created["token"].as_str().unwrap();
     let host_id = created["room"]["you"].clone();
-    json_of(
+    sent(
         http.post(format!("{b}/rooms/{room}/players"))
-            .json(&json!({"name": "손님"}))
-            .send()
-            .await
-            .unwrap(),
+            .json(&json!({"name": "손님"})),
         StatusCode::CREATED,
     )
     .await;
 
     // A read through the edge: the moved token is the host's seat.
-    let view = json_of(
+    let view = sent(
         http.get(format!("{b}/rooms/{room}"))
             .header("authorization", SIGV4)
-            .header("x-madang-authorization", format!("Bearer {host}"))
-            .send()
-            .await
-            .unwrap(),
+            .header("x-madang-authorization", format!("Bearer {host}")),
         StatusCode::OK,
     )
     .await;
     assert_eq!(view["you"], host_id, "{view}");
 
     // A spectator through the edge (the signature, no token) reads as a spectator: not refused.
-    let view = json_of(
+    let view = sent(
         http.get(format!("{b}/rooms/{room}"))
-            .header("authorization", SIGV4)
-            .send()
-            .await
-            .unwrap(),
+            .header("authorization", SIGV4),
         StatusCode::OK,
     )
     .await;
     assert_eq!(view["you"], Value::Null, "{view}");
 
     // The signature alone cannot act.
-    let refused = json_of(
+    let refused = sent(
         http.post(format!("{b}/rooms/{room}/actions"))
             .header("authorization", SIGV4)
-            .json(&json!({"action": {"type": "start"}}))
-            .send()
-            .await
-            .unwrap(),
+            .json(&json!({"action": {"type": "start"}})),
         StatusCode::UNAUTHORIZED,
     )
     .await;
     assert_eq!(refused["code"], "UNAUTHORIZED", "{refused}");
 
     // Two moved tokens are two Authorization headers: refused, nothing applied.
-    let refused = json_of(
+    let refused = sent(
         http.post(format!("{b}/rooms/{room}/actions"))
             .header("authorization", SIGV4)
             .header("x-madang-authorization", format!("Bearer {host}"))
             .header("x-madang-authorization", "Bearer someone-else")
-            .json(&json!({"action": {"type": "start"}}))
-            .send()
-            .await
-            .unwrap(),
+            .json(&json!({"action": {"type": "start"}})),
         StatusCode::BAD_REQUEST,
     )
     .await;
     assert_eq!(refused["code"], "DUPLICATE_HEADER", "{refused}");
 
     // The host starts the game with the moved token.
-    let started = json_of(
+    let started = sent(
         http.post(format!("{b}/rooms/{room}/actions"))
             .header("authorization", SIGV4)
             .header("x-madang-authorization", format!("Bearer {host}"))
             .header("x-amz-content-sha256", "ignored-by-the-function")
-            .json(&json!({"action": {"type": "start"}}))
-            .send()
-            .await
-            .unwrap(),
+            .json(&json!({"action": {"type": "start"}})),
         StatusCode::OK,
     )
     .await;
@@ -132,24 +116,18 @@ async fn without_a_signature_the_moved_header_is_not_read() {
     let server = start("no_signature");
     let b = &server.base;
     let http = reqwest::Client::new();
-    let created = json_of(
+    let created = sent(
         http.post(format!("{b}/rooms"))
-            .json(&json!({"game": "yut", "name": "방장"}))
-            .send()
-            .await
-            .unwrap(),
+            .json(&json!({"game": "yut", "name": "방장"})),
         StatusCode::CREATED,
     )
     .await;
     let room = created["roomId"].as_str().unwrap();
     let host = created["token"].as_str().unwrap();
     // Off the edge the token travels in Authorization as always; the other header is ignored.
-    let view = json_of(
+    let view = sent(
         http.get(format!("{b}/rooms/{room}"))
-            .header("x-madang-authorization", format!("Bearer {host}"))
-            .send()
-            .await
-            .unwrap(),
+            .header("x-madang-authorization", format!("Bearer {host}")),
         StatusCode::OK,
     )
     .await;
@@ -310,33 +288,22 @@ async fn behind_the_cdn_on_the_http_api_only_requests_with_the_origin_header_are
         .await
         .unwrap();
     assert_eq!(health.status(), StatusCode::OK);
-    let created = json_of(
-        through(http.post(format!("{b}/rooms")))
-            .json(&json!({"game": "yut", "name": "방장"}))
-            .send()
-            .await
-            .unwrap(),
+    let created = sent(
+        through(http.post(format!("{b}/rooms"))).json(&json!({"game": "yut", "name": "방장"})),
         StatusCode::CREATED,
     )
     .await;
     let room = created["roomId"].as_str().unwrap();
     let host = created["token"].as_str().unwrap();
     let host_id = created["room"]["you"].clone();
-    json_of(
-        through(http.post(format!("{b}/rooms/{room}/players")))
-            .json(&json!({"name": "손님"}))
-            .send()
-            .await
-            .unwrap(),
+    sent(
+        through(http.post(format!("{b}/rooms/{room}/players"))).json(&json!({"name": "손님"})),
         StatusCode::CREATED,
     )
     .await;
-    let view = json_of(
+    let view = sent(
         through(http.get(format!("{b}/rooms/{room}")))
-            .header("x-madang-authorization", format!("Bearer {host}"))
-            .send()
-            .await
-            .unwrap(),
+            .header("x-madang-authorization", format!("Bearer {host}")),
         StatusCode::OK,
     )
     .await;
@@ -353,25 +320,19 @@ async fn behind_the_cdn_on_the_http_api_only_requests_with_the_origin_header_are
     )
     .await;
     // Two moved tokens are two Authorization headers: refused, nothing applied.
-    let refused = json_of(
+    let refused = sent(
         through(http.post(format!("{b}/rooms/{room}/actions")))
             .header("x-madang-authorization", format!("Bearer {host}"))
             .header("x-madang-authorization", "Bearer someone-else")
-            .json(&json!({"action": {"type": "start"}}))
-            .send()
-            .await
-            .unwrap(),
+            .json(&json!({"action": {"type": "start"}})),
         StatusCode::BAD_REQUEST,
     )
     .await;
     assert_eq!(refused["code"], "DUPLICATE_HEADER", "{refused}");
-    let started = json_of(
+    let started = sent(
         through(http.post(format!("{b}/rooms/{room}/actions")))
             .header("x-madang-authorization", format!("Bearer {host}"))
-            .json(&json!({"action": {"type": "start"}}))
-            .send()
-            .await
-            .unwrap(),
+            .json(&json!({"action": {"type": "start"}})),
         StatusCode::OK,
     )
     .await;

@@ -23,6 +23,11 @@ async fn json_of(response: reqwest::Response, want: StatusCode) -> Value {
     body
 }
 
+/// Sends `request` and reads its JSON answer, which must come with `want`.
+async fn sent(request: reqwest::RequestBuilder, want: StatusCode) -> Value {
+    json_of(request.send().await.unwrap(), want).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn behind_the_cdn_the_lambda_api_serves_only_requests_that_came_through_it() {
     let config = StackConfig {
@@ -59,44 +64,31 @@ async fn behind_the_cdn_the_lambda_api_serves_only_requests_that_came_through_it
 
     // Through the edge: served, the moved token acting as the player.
     let through = |request: reqwest::RequestBuilder| request.header("x-madang-origin", SECRET);
-    let created = json_of(
-        through(http.post(format!("{b}/rooms")))
-            .json(&json!({"game": "yut", "name": "방장"}))
-            .send()
-            .await
-            .unwrap(),
+    let created = sent(
+        through(http.post(format!("{b}/rooms"))).json(&json!({"game": "yut", "name": "방장"})),
         StatusCode::CREATED,
     )
     .await;
     let room = created["roomId"].as_str().unwrap();
     let token = created["token"].as_str().unwrap();
-    let view = json_of(
+    let view = sent(
         through(http.get(format!("{b}/rooms/{room}")))
-            .header("x-madang-authorization", format!("Bearer {token}"))
-            .send()
-            .await
-            .unwrap(),
+            .header("x-madang-authorization", format!("Bearer {token}")),
         StatusCode::OK,
     )
     .await;
     assert_eq!(view["you"], created["room"]["you"], "{view}");
     // Walking around with a seat's token changes nothing.
-    let problem = json_of(
+    let problem = sent(
         http.post(format!("{b}/rooms/{room}/players"))
             .header("authorization", format!("Bearer {token}"))
-            .json(&json!({"name": "손님"}))
-            .send()
-            .await
-            .unwrap(),
+            .json(&json!({"name": "손님"})),
         StatusCode::FORBIDDEN,
     )
     .await;
     assert_eq!(problem["code"], "EDGE_ONLY", "{problem}");
-    let after = json_of(
-        through(http.get(format!("{b}/rooms/{room}")))
-            .send()
-            .await
-            .unwrap(),
+    let after = sent(
+        through(http.get(format!("{b}/rooms/{room}"))),
         StatusCode::OK,
     )
     .await;
