@@ -175,3 +175,63 @@ async fn chat_goes_with_its_room() {
         Err(StoreError::NotFound)
     ));
 }
+
+/// Group commit (`embedded/writer.rs`): saves that queue together share a transaction, and still
+/// act as they would one after the other — of two saves over one version exactly one lands, the
+/// other finds the winner — and every answered save is in the file after a reopen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn saves_committed_together_act_as_one_after_the_other_and_stay() {
+    const ROOMS: usize = 200;
+    let path = temp_db("group-commit");
+    let ids: Vec<String> = (0..ROOMS).map(|_| fresh_id("group")).collect();
+    let winners = {
+        let store = Arc::new(EmbeddedStore::open(&path).unwrap());
+        for id in &ids {
+            store.create(&sample(id, 1, None)).await.unwrap();
+        }
+        // Two rival saves of every room over version 1, all sent at once: the writer takes
+        // them in batches of whatever queued.
+        let mut racing = Vec::new();
+        for id in &ids {
+            for rival in ["a", "b"] {
+                let store = store.clone();
+                let mut room = sample(id, 2, None);
+                room.body = format!("{id} by {rival}").into_bytes();
+                racing.push(tokio::spawn(async move {
+                    let result = store.save_if_version(&room, 1).await;
+                    (room, result)
+                }));
+            }
+        }
+        let mut winners = std::collections::HashMap::new();
+        let mut losers = Vec::new();
+        for task in racing {
+            match task.await.unwrap() {
+                (room, Ok(())) => assert!(
+                    winners.insert(room.id.clone(), room.body).is_none(),
+                    "two saves over one version both landed"
+                ),
+                (room, Err(madang_infra::StoreError::VersionConflict { current })) => {
+                    losers.push((room.id, current.expect("the conflict carries the room")));
+                }
+                (_, Err(e)) => panic!("{e}"),
+            }
+        }
+        assert_eq!(winners.len(), ROOMS);
+        assert_eq!(losers.len(), ROOMS);
+        for (id, current) in losers {
+            assert_eq!(current.version, 2);
+            assert_eq!(
+                current.body, winners[&id],
+                "the loser sees the winner's room"
+            );
+        }
+        winners
+    };
+    // Reopened (the writer thread gone with the store): every answered save is in the file.
+    let store = EmbeddedStore::open(&path).unwrap();
+    for id in &ids {
+        let room = store.load(id, 0).await.unwrap();
+        assert_eq!((room.version, &room.body), (2, &winners[id]));
+    }
+}

@@ -5,6 +5,10 @@
 //! `kill -9`) loses nothing that was answered; only a power cut can lose the last commits, which
 //! is the right trade for a laptop server (an `fsync` per action would cap it at disk speed).
 //!
+//! Saves go through a writer thread that commits every save queued while its last commit ran in
+//! one transaction (group commit, [`writer`]; each `UPDATE` still conditional on its version,
+//! each answer sent after the `COMMIT`).
+//!
 //! Connections: one writer behind a mutex (SQLite allows one writer at a time anyway), and one
 //! reader for the sweeper's due-room query, so a sweep never queues behind writes (WAL readers see
 //! the last commit and never block the writer). Every statement takes microseconds, well within
@@ -41,6 +45,7 @@
 //! One concept per file: this module holds the store itself (opening the file, the
 //! [`RoomStore`] operations); [`cache`] the bounded LRU of rooms; [`checkpoint`] the WAL
 //! checkpoints and the background thread; [`purge`] the deletion of expired rooms and its index;
+//! [`writer`] the group commit of saves;
 //! `chat` the chat table.
 
 use std::collections::BTreeMap;
@@ -57,6 +62,7 @@ pub mod cache;
 mod chat;
 pub mod checkpoint;
 pub mod purge;
+mod writer;
 
 use self::cache::RoomCache;
 pub use self::cache::{CACHED_BYTES, CACHED_ROOMS};
@@ -64,6 +70,7 @@ use self::checkpoint::WAL_SIZE_LIMIT;
 pub use self::checkpoint::WAL_TRUNCATE_AT;
 use self::purge::{MIGRATE_PURGE_AFTER, PURGE_BATCH, PURGE_INDEX, purge_after};
 pub use self::purge::{PURGE_EVERY, PURGE_GRAIN_MS};
+use self::writer::Writer;
 use crate::notify::Notifier;
 use crate::store::{RoomStore, StoreError, StoredRoom};
 
@@ -72,6 +79,7 @@ use crate::store::{RoomStore, StoreError, StoredRoom};
 pub struct EmbeddedStore {
     shared: Arc<Shared>,
     reader: Mutex<Connection>,
+    writer: Writer,
     notifier: Notifier,
     wal: PathBuf,
     stop_background: Arc<AtomicBool>,
@@ -171,9 +179,12 @@ impl EmbeddedStore {
             .name("madang-checkpoint".into())
             .spawn(move || checkpoint::background(thread_shared, checkpointer, thread_wal, stop))
             .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
+        let writer =
+            Writer::start(shared.clone()).map_err(|e| StoreError::Unavailable(Box::new(e)))?;
         Ok(EmbeddedStore {
             shared,
             reader: Mutex::new(reader),
+            writer,
             notifier: Notifier::default(),
             wal,
             stop_background,
@@ -369,48 +380,16 @@ impl RoomStore for EmbeddedStore {
     }
 
     async fn save_if_version(&self, room: &StoredRoom, expected: u64) -> Result<(), StoreError> {
-        let mut conn = self.conn();
-        // `purge_after` is indexed, so it is set only when its grain changes (the cache, current
-        // under the writer lock, holds the expiry as stored; a miss writes it to be safe).
-        let grain_moves = self
-            .cache()
-            .expires_at(&room.id)
-            .is_none_or(|stored| purge_after(stored) != purge_after(room.expires_at));
-        let updated = if room.departed.is_empty() {
-            // One statement commits on its own: a BEGIN and a COMMIT around it would be two
-            // more statements parsed and run on every action.
-            update_row(&conn, room, expected, grain_moves)?
-        } else {
-            // The room and the presence it drops: one transaction, all or nothing. Presence
-            // is never written by a save, only pruned of the players the service found no
-            // longer seated.
-            let tx = conn.transaction().map_err(unavailable)?;
-            let updated = update_row(&tx, room, expected, grain_moves)?;
-            if updated == 1 {
-                for player in &room.departed {
-                    tx.prepare_cached("DELETE FROM presence WHERE room = ?1 AND player = ?2")
-                        .and_then(|mut st| st.execute(params![room.id, player]))
-                        .map_err(unavailable)?;
-                }
-                tx.commit().map_err(unavailable)?;
-            }
-            // Otherwise nothing was written, and the transaction rolls back as it goes.
-            updated
-        };
-        if updated == 1 {
-            self.update_cached(&room.id, |cached| {
-                cached.version = room.version;
-                cached.body.clone_from(&room.body);
-                cached.due = room.due;
-                cached.indexed_due = room.due;
-                cached.expires_at = room.expires_at;
-                for player in &room.departed {
-                    cached.presence.remove(player);
-                }
-            });
-        }
-        drop(conn);
-        if updated == 0 {
+        // Through the writer thread, committed with whatever other saves queued meanwhile
+        // (group commit, [`writer`]); the answer comes once the batch's `COMMIT` returned.
+        let (done, answer) = tokio::sync::oneshot::channel();
+        self.writer.submit(writer::Save {
+            room: room.clone(),
+            expected,
+            done,
+        })?;
+        let landed = answer.await.map_err(|_| writer::stopped())??;
+        if !landed {
             return Err(match self.read(&room.id)? {
                 Some(current) => StoreError::VersionConflict {
                     current: Some(Box::new(current)),
