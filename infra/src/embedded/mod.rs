@@ -6,7 +6,7 @@
 //! is the right trade for a laptop server (an `fsync` per action would cap it at disk speed).
 //!
 //! Saves go through a writer thread that commits every save queued while its last commit ran in
-//! one transaction (group commit, [`writer`]; each `UPDATE` still conditional on its version,
+//! one transaction (group commit, `writer`; each `UPDATE` still conditional on its version,
 //! each answer sent after the `COMMIT`).
 //!
 //! Connections: one writer behind a mutex (SQLite allows one writer at a time anyway), and one
@@ -45,8 +45,7 @@
 //! One concept per file: this module holds the store itself (opening the file, the
 //! [`RoomStore`] operations); [`cache`] the bounded LRU of rooms; [`checkpoint`] the WAL
 //! checkpoints and the background thread; [`purge`] the deletion of expired rooms and its index;
-//! [`writer`] the group commit of saves;
-//! `chat` the chat table.
+//! `writer` the group commit of saves; `chat` the chat table.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
