@@ -235,3 +235,119 @@ async fn saves_committed_together_act_as_one_after_the_other_and_stay() {
         assert_eq!((room.version, &room.body), (2, &winners[id]));
     }
 }
+
+/// Group commit's failure path: when one statement of a batch fails, the whole batch rolls back
+/// — none of its saves lands, in the file or in the cache — and every save in it is answered
+/// `Unavailable` (a 503 the client retries), while the batches around it land as usual. The
+/// failure is injected from outside: a trigger that aborts the `UPDATE` of the "poison" rooms.
+/// The writer is held on the file's write lock while the saves queue, so they meet in a batch.
+/// Where the writer's first batch ends is up to the threads, so rounds run until one had both a
+/// batch that landed and company in the poisoned batch; every round is checked the same way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_with_a_failing_save_lands_none_of_its_saves_and_answers_each_unavailable() {
+    let path = temp_db("group-commit-fault");
+    let store = Arc::new(EmbeddedStore::open(&path).unwrap());
+    let outside = rusqlite::Connection::open(&path).unwrap();
+    outside
+        .execute_batch(
+            "CREATE TRIGGER poison BEFORE UPDATE ON rooms WHEN NEW.id LIKE 'poison-%'
+             BEGIN SELECT RAISE(ABORT, 'injected fault'); END;",
+        )
+        .unwrap();
+    let mut landed = Vec::new();
+    let mut refused = Vec::new();
+    let mut mixed = false;
+    for _ in 0..20 {
+        let (round_landed, round_refused) = poisoned_round(&store, &outside).await;
+        mixed |= !round_landed.is_empty() && round_refused.len() > 1;
+        landed.extend(round_landed);
+        refused.extend(round_refused);
+        if mixed {
+            break;
+        }
+    }
+    assert!(
+        mixed,
+        "in 20 rounds, never a batch that landed beside a poisoned batch with company"
+    );
+
+    // The writer goes on after a failed batch: a refused save, sent again, lands.
+    let retried = refused
+        .iter()
+        .find(|id| !id.starts_with("poison-"))
+        .unwrap()
+        .clone();
+    store
+        .save_if_version(&sample(&retried, 2, None), 1)
+        .await
+        .unwrap();
+    drop(store);
+    let store = EmbeddedStore::open(&path).unwrap();
+    for id in &landed {
+        assert_eq!(store.load(id, 0).await.unwrap().version, 2, "{id}");
+    }
+    for id in refused.iter().filter(|id| **id != retried) {
+        assert_eq!(store.load(id, 0).await.unwrap().version, 1, "{id}");
+    }
+    assert_eq!(store.load(&retried, 0).await.unwrap().version, 2);
+}
+
+/// One round: 32 fresh rooms and a poisoned one, saved over version 1 while `outside` holds the
+/// write lock, the poisoned save queued last. Checks the round's answers against the store and
+/// returns the rooms whose save landed and those refused.
+async fn poisoned_round(
+    store: &Arc<EmbeddedStore>,
+    outside: &rusqlite::Connection,
+) -> (Vec<String>, Vec<String>) {
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::task::{Context, Waker};
+
+    type Saving = Pin<Box<dyn Future<Output = Result<(), madang_infra::StoreError>> + Send>>;
+
+    let poison = fresh_id("poison");
+    let ids: Vec<String> = (0..32)
+        .map(|_| fresh_id("batch"))
+        .chain([poison.clone()])
+        .collect();
+    for id in &ids {
+        store.create(&sample(id, 1, None)).await.unwrap();
+    }
+    // Hold the write lock: the writer's `BEGIN IMMEDIATE` waits (busy timeout 5 s) with
+    // whatever batch it took, and every save after that queues for the next batch.
+    outside.execute_batch("BEGIN IMMEDIATE").unwrap();
+    // Each save queues itself on its first poll (before its first await), so polling each once
+    // puts all of them in the writer's queue in this order.
+    let mut saving: Vec<(String, Saving)> = Vec::new();
+    for id in &ids {
+        let store = store.clone();
+        let room = sample(id, 2, None);
+        saving.push((
+            id.clone(),
+            Box::pin(async move { store.save_if_version(&room, 1).await }),
+        ));
+    }
+    let mut cx = Context::from_waker(Waker::noop());
+    for (_, save) in &mut saving {
+        assert!(save.as_mut().poll(&mut cx).is_pending());
+    }
+    outside.execute_batch("COMMIT").unwrap();
+
+    let mut landed = Vec::new();
+    let mut refused = Vec::new();
+    for (id, save) in saving {
+        match save.await {
+            Ok(()) => landed.push(id),
+            Err(madang_infra::StoreError::Unavailable(_)) => refused.push(id),
+            Err(e) => panic!("{id}: {e}"),
+        }
+    }
+    assert!(refused.contains(&poison), "the poisoned save never lands");
+    // What the store serves (its cache) agrees: a refused save changed nothing.
+    for (ids, version) in [(&landed, 2), (&refused, 1)] {
+        for id in ids {
+            assert_eq!(store.load(id, 0).await.unwrap().version, version, "{id}");
+        }
+    }
+    (landed, refused)
+}
