@@ -382,11 +382,13 @@ impl RoomStore for EmbeddedStore {
         // Through the writer thread, committed with whatever other saves queued meanwhile
         // (group commit, [`writer`]); the answer comes once the batch's `COMMIT` returned.
         let (done, answer) = tokio::sync::oneshot::channel();
-        self.writer.submit(writer::Save {
-            room: room.clone(),
-            expected,
-            done,
-        })?;
+        self.writer
+            .submit(writer::Save {
+                room: room.clone(),
+                expected,
+                done,
+            })
+            .await?;
         let landed = answer.await.map_err(|_| writer::stopped())??;
         if !landed {
             return Err(match self.read(&room.id)? {

@@ -22,11 +22,10 @@
 //! - The cache is updated under the writer lock right after the commit, in commit order.
 
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 
 use madang_core::Millis;
 use rusqlite::{Connection, params};
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
 
 use super::{Shared, update_row};
 use crate::embedded::purge::purge_after;
@@ -35,8 +34,9 @@ use crate::store::{StoreError, StoredRoom};
 /// The most saves one transaction takes. A bound, not a target: a batch is what queued.
 pub const BATCH_MAX: usize = 256;
 
-/// How many saves may wait for the writer. A request that finds the queue full waits on its
-/// own (the hand-off blocks), so memory stays bounded by the connections anyway.
+/// How many saves may wait for the writer. A save that finds the queue full waits (without
+/// holding its worker thread) until there is room, so memory stays bounded however many
+/// connections the server admits.
 const QUEUE: usize = 1024;
 
 /// One save waiting for the writer: the room, the version it must replace, and where its result
@@ -49,27 +49,22 @@ pub(super) struct Save {
 
 /// The sending side, held by the store; dropping it stops the thread.
 #[derive(Debug, Clone)]
-pub(super) struct Writer(SyncSender<Save>);
+pub(super) struct Writer(mpsc::Sender<Save>);
 
 impl Writer {
     /// Starts the writer thread over the store's shared writer connection.
     pub fn start(shared: Arc<Shared>) -> std::io::Result<Self> {
-        let (send, receive) = std::sync::mpsc::sync_channel(QUEUE);
+        let (send, mut receive) = mpsc::channel(QUEUE);
         std::thread::Builder::new()
             .name("madang-writer".into())
-            .spawn(move || run(&shared, &receive))?;
+            .spawn(move || run(&shared, &mut receive))?;
         Ok(Writer(send))
     }
 
-    /// Queues `save`; its result comes on its `done`.
-    pub fn submit(&self, save: Save) -> Result<(), StoreError> {
-        match self.0.try_send(save) {
-            Ok(()) => Ok(()),
-            // Full: wait for room, at the writer's pace. The local server admits 512
-            // connections, under the queue's 1,024, so only a caller of its own gets here.
-            Err(TrySendError::Full(save)) => self.0.send(save).map_err(|_| stopped()),
-            Err(TrySendError::Disconnected(_)) => Err(stopped()),
-        }
+    /// Queues `save` (waiting for room when the queue is full); its result comes on its
+    /// `done`.
+    pub async fn submit(&self, save: Save) -> Result<(), StoreError> {
+        self.0.send(save).await.map_err(|_| stopped())
     }
 }
 
@@ -78,8 +73,8 @@ pub(super) fn stopped() -> StoreError {
 }
 
 /// The thread: one batch after another, until the store is dropped.
-fn run(shared: &Shared, receive: &Receiver<Save>) {
-    while let Ok(first) = receive.recv() {
+fn run(shared: &Shared, receive: &mut mpsc::Receiver<Save>) {
+    while let Some(first) = receive.blocking_recv() {
         let mut batch = vec![first];
         while batch.len() < BATCH_MAX {
             match receive.try_recv() {
@@ -92,7 +87,7 @@ fn run(shared: &Shared, receive: &Receiver<Save>) {
 }
 
 /// Writes `batch` in one transaction and answers every save in it.
-fn commit(shared: &Shared, batch: Vec<Save>) {
+fn commit(shared: &Shared, mut batch: Vec<Save>) {
     let mut conn = shared.conn();
     let outcome = write(shared, &mut conn, &batch);
     let written = match outcome {
@@ -111,12 +106,13 @@ fn commit(shared: &Shared, batch: Vec<Save>) {
     // Committed: the cache follows, in commit order, before the lock goes.
     {
         let mut cache = shared.cache();
-        for (save, &landed) in batch.iter().zip(&written) {
+        for (save, &landed) in batch.iter_mut().zip(&written) {
             if landed {
-                let room = &save.room;
+                let room = &mut save.room;
                 cache.update(&room.id, |cached| {
                     cached.version = room.version;
-                    cached.body.clone_from(&room.body);
+                    // The save is done with its body: the cache takes it.
+                    cached.body = std::mem::take(&mut room.body);
                     cached.due = room.due;
                     cached.indexed_due = room.due;
                     cached.expires_at = room.expires_at;
