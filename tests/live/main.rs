@@ -149,6 +149,12 @@ async fn departed_and_kicked_members_sockets_hear_no_more_chat() {
     madang_tests::live_chat::check_departed_and_kicked_sockets_hear_no_more_chat(&server.app).await;
 }
 
+#[tokio::test]
+async fn players_who_leave_a_running_or_finished_game_hear_no_more_chat() {
+    let server = spawn_madang().await;
+    madang_tests::live_chat::check_players_who_leave_a_game_hear_no_more_chat(&server.app).await;
+}
+
 /// Random rooms (윷놀이 individual and team, 바둑; lobby or playing; senders among the players
 /// and the gallery, to the room or the team): no viewer ever receives a message outside its
 /// rights, by socket or by poll, and every message it may see arrives by both. A bounded number

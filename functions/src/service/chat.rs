@@ -85,12 +85,15 @@ pub fn may_receive(room: &AnyRoom, viewer: Option<&PlayerId>, message: &ChatMess
 }
 
 /// Whether a live connection of `player` (`None`: a spectator's) receives `message` in `room`
-/// as it is now: a seat's connection only while the seat is still in the room — a departed or
-/// kicked member's token no longer reads the chat (401), so their socket gets none either —
-/// and then exactly what [`may_receive`] says.
+/// as it is now: a seat's connection only while its holder is still present — seated and not
+/// gone. A member who left the lobby, was kicked, or left a running or finished game (the seat
+/// stays, marked left) no longer reads the chat with their token (401), so their socket gets
+/// none either, of the room's talk or their old team's. Then exactly what [`may_receive`] says.
+/// Every socket applies this to the room as it is when the message goes out, so rights follow
+/// the seat from one message to the next, whatever changed in between.
 pub fn live_may_receive(room: &AnyRoom, player: Option<&PlayerId>, message: &ChatMessage) -> bool {
     if let Some(player) = player
-        && with_room!(room, r => r.member(player).is_none())
+        && !with_room!(room, r => r.present_ids().any(|p| p == player))
     {
         return false;
     }
