@@ -12,6 +12,9 @@
 //!   without it is refused 403 (`EDGE_ONLY`).
 //! - Limits (`MADANG_LIMIT_*`, `MADANG_MAX_CONNECTIONS`, `MADANG_HEADER_TIMEOUT_MS`): see the
 //!   README's configuration table; the defaults are safe for a public server.
+//! - `MADANG_ALLOWED_ORIGINS`: pages of other origins (comma-separated) that may open the live
+//!   channel `GET /live`; the server's own origin always may (`MADANG_LIVE_SEND_TIMEOUT_MS`:
+//!   how long a socket waits for its client to take a frame, 10 s).
 //!
 //! SIGTERM and Ctrl-C shut down gracefully: the listener closes and requests in flight finish.
 
@@ -26,6 +29,7 @@ use std::time::Duration;
 
 use madang_functions::api::origin::OriginSecret;
 use madang_functions::app::Limits;
+use madang_functions::live::Live;
 use madang_functions::telemetry::{self, LogFormat};
 use madang_functions::{App, RoomStore, ServeConfig, router, shutdown_signal, sweeper};
 use madang_infra::EmbeddedStore;
@@ -50,6 +54,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Behind a CDN or proxy that adds the secret origin header: refuse whatever did not come
     // through it (README, "Configuration").
     let origin = OriginSecret::from_env()?;
+    // Which pages may open `GET /live` (MADANG_ALLOWED_ORIGINS), and its send timeout.
+    let live = Live::from_env()?;
     match std::env::var("MADANG_STORE").as_deref() {
         Ok("dynamodb") => {
             let table = std::env::var("MADANG_TABLE").unwrap_or_else(|_| "madang-rooms".into());
@@ -60,7 +66,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let app = App::new(store)
                 .with_dev(dev)
                 .with_limits(limits)
-                .with_origin(origin);
+                .with_origin(origin)
+                .with_live(live);
             serve(app, addr, config, Duration::from_secs(1)).await
         }
         Ok("embedded") | Err(_) => {
@@ -69,7 +76,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let app = App::new(store)
                 .with_dev(dev)
                 .with_limits(limits)
-                .with_origin(origin);
+                .with_origin(origin)
+                .with_live(live);
             serve(app, addr, config, SWEEP_EVERY).await
         }
         Ok(other) => {
