@@ -96,6 +96,8 @@ pub struct StackConfig {
     /// More variables of the `api` environments, as a deployment sets them (the origin secret
     /// behind a CDN); set after the others, so they may also replace one (`RUST_LOG`).
     pub api_env: Vec<(String, String)>,
+    /// More variables of the `live` environment (the origins its pages may come from).
+    pub live_env: Vec<(String, String)>,
 }
 
 impl Default for StackConfig {
@@ -107,6 +109,7 @@ impl Default for StackConfig {
             max_wait_secs: None,
             live: false,
             api_env: Vec::new(),
+            live_env: Vec::new(),
         }
     }
 }
@@ -509,6 +512,9 @@ impl LambdaStack {
         }
         if binary_name == "api" {
             command.envs(config.api_env.iter().map(|(k, v)| (k, v)));
+        }
+        if binary_name == "live" {
+            command.envs(config.live_env.iter().map(|(k, v)| (k, v)));
         }
         function.timings.lock().unwrap().push(EnvTimings::default());
         function.spawned.lock().unwrap().push(Instant::now());
