@@ -242,7 +242,10 @@ export interface LiveWatchOptions {
   keepPresentMs?: number;
   onRoom?: (room: Room) => void;
   onError?: (error: unknown) => void;
-  /** Hears the socket go up (`true`) and down. */
+  /**
+   * Hears the channel go up (`true`: the server answered the hello with a `version` or a
+   * `pong`) and down. Until it is up, the room is polled.
+   */
   status?: (up: boolean) => void;
   /**
    * Each chat message `M` the server sends over the socket (`{"type":"chat","message":M}`):
@@ -258,4 +261,9 @@ export interface LiveWatchOptions {
   WebSocket?: LiveSocketConstructor;
   /** How often to send `ping` (default 9 minutes, under API Gateway's 10-minute idle cut). */
   heartbeatMs?: number;
+  /**
+   * How long an open socket may leave its hello unanswered before it is closed and opened
+   * again (default 10 s); the room is polled meanwhile.
+   */
+  helloTimeoutMs?: number;
 }

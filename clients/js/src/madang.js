@@ -395,14 +395,18 @@ export class MadangClient {
   /**
    * Watches a room through its live channel (`liveUrl`, a WebSocket announcing new versions):
    * sends `hello` with the last version known, reads the room once per announced version, and
-   * `onRoom(room)` gets each newer room. While the socket is up the room is read only when a
-   * version is announced and at the room's next deadline (`deadlineAt`, so a timeout is seen the
-   * moment it fires); while it is down — never connected, dropped, cut after API Gateway's
+   * `onRoom(room)` gets each newer room. The socket counts as up only once the server has
+   * answered its hello (a `version` or a `pong` frame): an open socket whose hello goes
+   * unanswered (a proxy that drops frames, a server that refused it) is no channel, so the room
+   * is polled meanwhile, and a socket still unanswered after `helloTimeoutMs` (10 s) is closed
+   * and opened again. While the socket is up the room is read only when a version is announced
+   * and at the room's next deadline (`deadlineAt`, so a timeout is seen the moment it fires);
+   * while it is not — never connected or answered, dropped, refused, cut after API Gateway's
    * 2 hours, asleep with the phone — the room is polled on its `pollAfterMs` schedule, and the
    * socket is reopened with backoff (at once when the page becomes visible or the network comes
    * back). A `ping` every `heartbeatMs` (9 min) keeps API Gateway's 10-minute idle cut away.
    * A refused token or a gone room (`UNAUTHORIZED`, `ROOM_NOT_FOUND`) stops it, like a 401/404.
-   * `status(up)` hears the socket go up and down. Chat: `onChat(message)` gets each chat message
+   * `status(up)` hears the channel go up (its hello answered) and down. Chat: `onChat(message)` gets each chat message
    * `M` the server sends (`{"type":"chat","message":M}`: only what this caller may see, and only
    * what is posted after the hello). The hello is followed by a `ping`; its `pong` says the hello
    * was taken, and `onHello()` is called then — the moment to catch up on chat with
@@ -428,6 +432,7 @@ export class MadangClient {
     signal,
     WebSocket: Socket = globalThis.WebSocket,
     heartbeatMs = 9 * 60 * 1000,
+    helloTimeoutMs = 10 * 1000,
     deadlineSlackMs = 100,
     now = () => Date.now(),
     keepPresentMs = 30 * 1000,
@@ -491,18 +496,33 @@ export class MadangClient {
         return;
       }
       socket = ws;
+      let unanswered = null;
+      let beat = null;
+      // Gives this socket up: the loop opens another (with backoff). Its own close may come much
+      // later (a peer that never answers the closing handshake) and is ignored then.
+      const abandon = () => {
+        clearTimeout(unanswered);
+        clearInterval(beat);
+        if (socket !== ws) return false;
+        socket = null;
+        const wasUp = up;
+        up = false;
+        if (wasUp) status?.(false);
+        wake();
+        return true;
+      };
       ws.onopen = () => {
         const hello = { type: 'hello', roomId, since: known() ?? 0 };
         if (token) hello.token = token;
         ws.send(JSON.stringify(hello));
-        // The server answers frames in order: this ping's pong says the hello was taken.
+        // The server answers frames in order: this ping's pong says the hello was taken. Until
+        // an answer comes the channel is not up (the loop keeps polling); none in time, and the
+        // socket is given up and opened again.
         awaitingHello = ws;
         ws.send('{"type":"ping"}');
-        up = true;
-        failures = 0;
-        status?.(true);
-        heartbeat = setInterval(() => ws.readyState === 1 && ws.send('{"type":"ping"}'), heartbeatMs);
-        wake();
+        unanswered = setTimeout(() => !up && abandon() && ws.close(), helloTimeoutMs);
+        beat = setInterval(() => ws.readyState === 1 && ws.send('{"type":"ping"}'), heartbeatMs);
+        heartbeat = beat;
       };
       ws.onmessage = (event) => {
         let frame;
@@ -510,6 +530,15 @@ export class MadangClient {
           frame = JSON.parse(typeof event.data === 'string' ? event.data : '');
         } catch {
           return;
+        }
+        if (socket !== ws) return;
+        if ((frame.type === 'version' || frame.type === 'pong') && !up) {
+          // The hello is answered: the channel is up, and the loop stops polling.
+          clearTimeout(unanswered);
+          up = true;
+          failures = 0;
+          status?.(true);
+          wake();
         }
         if (frame.type === 'version' && (known() == null || frame.version > known())) {
           // The frame may carry our own view of the room: then there is nothing to read.
@@ -525,13 +554,7 @@ export class MadangClient {
           stopWith(new MadangError({ status: frame.code === 'UNAUTHORIZED' ? 401 : 404, code: frame.code }));
         }
       };
-      ws.onclose = () => {
-        clearInterval(heartbeat);
-        if (socket === ws) socket = null;
-        if (up) status?.(false);
-        up = false;
-        wake();
-      };
+      ws.onclose = () => abandon();
       ws.onerror = () => {};
     };
     // Phones: a page made visible again or a network back reopens the socket at once.

@@ -101,6 +101,74 @@ test('a socket that cannot open falls back to polling on the room schedule', asy
   await watch.done;
 });
 
+/**
+ * A live endpoint that takes the WebSocket handshake and then drops every frame: the hello is
+ * never answered (a proxy that eats frames, a server that never got it).
+ */
+async function silentLiveServer() {
+  const { createServer } = await import('node:http');
+  const { createHash } = await import('node:crypto');
+  const server = createServer((_, response) => response.writeHead(404).end());
+  const sockets = new Set();
+  const counted = { connections: 0, frames: 0 };
+  server.on('upgrade', (request, socket) => {
+    const accept = createHash('sha1')
+      .update(`${request.headers['sec-websocket-key']}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`)
+      .digest('base64');
+    socket.write(
+      `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`,
+    );
+    counted.connections += 1;
+    sockets.add(socket);
+    socket.on('data', () => (counted.frames += 1));
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `ws://127.0.0.1:${server.address().port}/live`,
+    counted,
+    close() {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
+test('a socket whose hello goes unanswered is not live: the watch polls, and opens it again', { timeout: 60_000 }, async () => {
+  if (!globalThis.WebSocket) throw new Error('run node with --experimental-websocket (Node 20) or Node 22+');
+  const silent = await silentLiveServer();
+  const players = new MadangClient({ baseUrl: server.base });
+  const host = await players.createRoom({ game: 'yut', name: '철수', options: { turnSeconds: null } });
+  const { client, counted } = countingClient();
+  const spectator = client.session({ roomId: host.roomId });
+  await spectator.refresh();
+  spectator.room = { ...spectator.room, liveUrl: silent.url };
+  const ups = [];
+  const watch = client.watchLive(host.roomId, {
+    since: spectator.room.version,
+    liveUrl: silent.url,
+    room: spectator.room,
+    onRoom: (room) => spectator.accept(room),
+    status: (isUp) => ups.push(isUp),
+    helloTimeoutMs: 300,
+  });
+  // The socket opens and its hello goes out, and nobody answers. The watch still sees the join
+  // and the start, by polling the room on its schedule.
+  await players.joinRoom(host.roomId, '영희');
+  assert.equal((await heard(spectator, 2)).version, 2);
+  await players.act(host.roomId, host.token, { type: 'start' });
+  assert.equal((await heard(spectator, 3)).version, 3);
+  assert.ok(counted.reads >= 2, `${counted.reads} reads: polled`);
+  assert.ok(silent.counted.frames >= 1, 'the hello went out');
+  assert.deepEqual(ups, [], 'never up');
+  // Unanswered, the socket was given up and opened again (with backoff).
+  while (silent.counted.connections < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+  watch.stop();
+  await watch.done;
+  silent.close();
+});
+
 test('team chat arrives over the socket to the teammate only, with no chat poll', async () => {
   if (!globalThis.WebSocket) throw new Error('run node with --experimental-websocket (Node 20) or Node 22+');
   const players = new MadangClient({ baseUrl: server.base });
