@@ -38,6 +38,7 @@ FUNCTIONS = {
     # logical id: (cargo binary, longest timeout in seconds)
     "ApiFunction": ("api", 29),  # HTTP API's integration limit is 30 s
     "SweeperFunction": ("sweeper", 59),  # done before the next tick
+    "BotFunction": ("bot", 120),  # one room's computer players, invoked asynchronously
 }
 # DeleteItem: a live post that meets 410 Gone deletes the connection's registration (issue 19).
 API_ACTIONS = {"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
@@ -49,6 +50,10 @@ MANAGE_CONNECTIONS = {"execute-api:ManageConnections"}
 # Chat (infra/src/dynamo/chat.rs): queries, conditional puts, deletes of the oldest record.
 API_CHAT_ACTIONS = {"dynamodb:Query", "dynamodb:PutItem", "dynamodb:DeleteItem"}
 SWEEPER_INDEX_ACTIONS = {"dynamodb:Query"}
+# The bot function: loads and conditional saves of rooms, live posts; api and the sweeper may
+# invoke it and nothing else of Lambda.
+BOT_TABLE_ACTIONS = {"dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
+INVOKE_BOT = {"lambda:InvokeFunction"}
 # Routes with their own, lower throttle: the most of the default rate each may have.
 THROTTLED_ROUTES = {"POST /rooms": 0.1, "POST /rooms/{id}/players": 0.2}
 # Response headers the API documents (README, openapi.json) that browsers must be able to read.
@@ -109,16 +114,17 @@ ORIGIN_RS = ROOT / "functions" / "src" / "api" / "origin.rs"
 # Function sizing for computer players (issue 22): the functions that play bot moves, the
 # per-move CPU figures they are sized from, and Lambda's CPU rule (one vCPU at 1,769 MB, in
 # proportion below it).
-BOT_FUNCTIONS = ("ApiFunction", "SweeperFunction")
+BOT_FUNCTIONS = ("BotFunction",)
 BENCHMARKS_MD = ROOT / "BENCHMARKS.md"
 FULL_VCPU_MB = 1769
 # The issue's goals per move at the top level, p99 seconds, per board size.
 BOT_GOALS_S = {"9×9": 1.0, "19×19": 3.0}
-# A read that catches up a bot's move may then long-poll for up to MaxWaitSeconds; the load, the
-# save and the answer around it get this much.
-STORE_MARGIN_S = 2.0
-# A sweep must be able to play at least this many of the slowest moves before its timeout.
-SWEEP_BOT_MOVES = 10
+# The bot function's loop keeps this much of its timeout in hand (functions/src/bin/bot.rs,
+# RESERVE), and a move waits up to the longest think time before it is saved.
+BOT_RESERVE_S = 10.0
+BOT_THINK_MAX_S = 2.0
+# One invocation must be able to make at least this many of the slowest moves in a row.
+BOT_MOVES_PER_INVOCATION = 10
 PSEUDO = {
     "AWS::AccountId", "AWS::NotificationARNs", "AWS::NoValue", "AWS::Partition",
     "AWS::Region", "AWS::StackId", "AWS::StackName", "AWS::URLSuffix",
@@ -287,14 +293,19 @@ def check(t):
     index = rust_const("DUE_INDEX")
     index_arn = repr(Tag("Sub", f"${{RoomsTable.Arn}}/index/{index}"))
     chat_arn = repr(Tag("GetAtt", "ChatTable.Arn"))
+    bot_arn = repr(Tag("GetAtt", "BotFunction.Arn"))
     expect(grants("ApiFunction") == {table_arn: API_ACTIONS, LIVE_POSTS: MANAGE_CONNECTIONS,
-                                      chat_arn: API_CHAT_ACTIONS},
+                                      chat_arn: API_CHAT_ACTIONS, bot_arn: INVOKE_BOT},
            f"ApiFunction must be granted exactly {sorted(API_ACTIONS)} on the table, "
-           f"{sorted(API_CHAT_ACTIONS)} on the chat table (and posts to live connections)")
+           f"{sorted(API_CHAT_ACTIONS)} on the chat table, posts to live connections and "
+           f"invoking BotFunction")
     expect(grants("SweeperFunction") == {table_arn: SWEEPER_TABLE_ACTIONS, index_arn: SWEEPER_INDEX_ACTIONS,
-                                         LIVE_POSTS: MANAGE_CONNECTIONS},
-           f"SweeperFunction must be granted exactly Query on the {index} index and "
-           f"{sorted(SWEEPER_TABLE_ACTIONS)} on the table")
+                                         LIVE_POSTS: MANAGE_CONNECTIONS, bot_arn: INVOKE_BOT},
+           f"SweeperFunction must be granted exactly Query on the {index} index, "
+           f"{sorted(SWEEPER_TABLE_ACTIONS)} on the table and invoking BotFunction")
+    expect(grants("BotFunction") == {table_arn: BOT_TABLE_ACTIONS, LIVE_POSTS: MANAGE_CONNECTIONS},
+           f"BotFunction must be granted exactly {sorted(BOT_TABLE_ACTIONS)} on the table "
+           f"and posts to live connections")
 
     # The front door: a parameter chooses an HTTP API or a Function URL; both reach ApiFunction
     # with payload format 2.0 and answer CORS themselves.
@@ -817,9 +828,10 @@ def benchmark_top_cpu_p99_s():
 
 
 def check_bot_sizing(t, expect, prop):
-    """Issue 22: the functions that play computer players' moves are sized for them. At every
-    memory BotMemorySize allows, the slowest measured top-level move fits the API's timeout
-    after a long-poll's wait, and a sweep fits ten of them; the default meets the goals."""
+    """The bot function, the only one that searches computer players' moves, is sized for them.
+    At every memory BotMemorySize allows, one invocation fits ten of the slowest measured
+    top-level moves (each after the longest think time) before its reserve; the default meets
+    the goals."""
     parameters = t.get("Parameters", {})
     param = parameters.get("BotMemorySize", {})
     allowed = param.get("AllowedValues") or []
@@ -836,17 +848,14 @@ def check_bot_sizing(t, expect, prop):
         return cpu_s * FULL_VCPU_MB / min(int(memory), FULL_VCPU_MB)
 
     worst_cpu = max(cpu.values())
-    max_wait = parameters.get("MaxWaitSeconds", {}).get("MaxValue", 20)
-    api_timeout = prop("ApiFunction", "Timeout")
-    sweep_timeout = prop("SweeperFunction", "Timeout")
+    bot_timeout = prop("BotFunction", "Timeout")
     for memory in allowed:
-        worst = wall(worst_cpu, memory)
-        expect(isinstance(api_timeout, int) and worst + max_wait + STORE_MARGIN_S <= api_timeout,
-               f"BotMemorySize {memory}: the slowest move ({worst:.1f} s) + a {max_wait} s long-poll + "
-               f"{STORE_MARGIN_S} s must fit ApiFunction's Timeout {api_timeout!r}")
-        expect(isinstance(sweep_timeout, int) and SWEEP_BOT_MOVES * worst <= sweep_timeout,
-               f"BotMemorySize {memory}: {SWEEP_BOT_MOVES} slowest moves ({SWEEP_BOT_MOVES * worst:.0f} s) "
-               f"must fit SweeperFunction's Timeout {sweep_timeout!r}")
+        # The search overlaps the think time: a move takes the longer of the two.
+        worst = max(wall(worst_cpu, memory), BOT_THINK_MAX_S)
+        need = BOT_MOVES_PER_INVOCATION * worst + BOT_RESERVE_S
+        expect(isinstance(bot_timeout, int) and need <= bot_timeout,
+               f"BotMemorySize {memory}: {BOT_MOVES_PER_INVOCATION} slowest moves ({worst:.1f} s each) "
+               f"and the {BOT_RESERVE_S} s reserve must fit BotFunction's Timeout {bot_timeout!r}")
     for size, goal in BOT_GOALS_S.items():
         at_default = wall(cpu.get(size, 0), default)
         expect(at_default <= goal, f"BotMemorySize default {default}: a top-level {size} move takes "
@@ -1130,13 +1139,16 @@ def self_test(t):
         "CDN by default": lambda x: x["Parameters"]["Cdn"].__setitem__("Default", "CloudFront"),
         "sha256 header refused by CORS": lambda x: fn(x, "ApiFunctionUrl")["Properties"]["Cors"][
             "AllowHeaders"].remove("x-amz-content-sha256"),
-        # Function sizing for computer players (issue 22).
-        "bot moves at 128 MB": lambda x: fn(x, "ApiFunction")["Properties"].__setitem__("MemorySize", 128),
-        "sweeper plays bots at 128 MB": lambda x: fn(x, "SweeperFunction")["Properties"].pop("MemorySize"),
+        # Function sizing for computer players: only the bot function searches.
+        "bot moves at 128 MB": lambda x: fn(x, "BotFunction")["Properties"].__setitem__("MemorySize", 128),
+        "api sized for the engine": lambda x: fn(x, "ApiFunction")["Properties"].__setitem__(
+            "MemorySize", Tag("Ref", "BotMemorySize")),
         "BotMemorySize allows 128 MB": lambda x: x["Parameters"]["BotMemorySize"]["AllowedValues"].insert(0, 128),
         "default misses the 9줄 goal": lambda x: x["Parameters"]["BotMemorySize"].__setitem__("Default", 512),
-        "sweeper too short for ten bot moves": lambda x: fn(x, "SweeperFunction")["Properties"].__setitem__(
+        "bot function too short for ten moves": lambda x: fn(x, "BotFunction")["Properties"].__setitem__(
             "Timeout", 20),
+        "api may not invoke the bot function": lambda x: fn(x, "ApiFunction")["Properties"]["Policies"][0][
+            "Statement"].pop(),
         "dashboard without cost drivers": lambda x: fn(x, "Dashboard")["Properties"].__setitem__(
             "DashboardBody", Tag("Sub", fn(x, "Dashboard")["Properties"]["DashboardBody"].value.replace(
                 "ConsumedWriteCapacityUnits", "X"))),

@@ -257,7 +257,13 @@ impl Sim {
                 .clock
                 .advance(self.next_sweep.saturating_sub(now));
             let before = self.meter.report();
-            let swept = sweeper::sweep(&*self.store, self.server.clock.now(), 100).await;
+            let swept = sweeper::sweep(
+                &*self.store,
+                &*self.server.thinker,
+                self.server.clock.now(),
+                100,
+            )
+            .await;
             assert_eq!(
                 (swept.errors, swept.timeouts_fired),
                 (0, 0),
@@ -652,7 +658,13 @@ impl BotGame {
             self.server
                 .clock
                 .advance(self.next_sweep.saturating_sub(now));
-            let swept = sweeper::sweep(&*self.store, self.server.clock.now(), 100).await;
+            let swept = sweeper::sweep(
+                &*self.store,
+                &*self.server.thinker,
+                self.server.clock.now(),
+                100,
+            )
+            .await;
             assert_eq!(swept.errors, 0);
             self.next_sweep += SWEEP_EVERY_MS;
         }

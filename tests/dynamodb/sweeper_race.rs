@@ -149,7 +149,13 @@ async fn race_once(app: &App<DynamoStore>, store: &Arc<DynamoStore>, i: usize, t
         let (store, barrier, clock) = (store.clone(), barrier.clone(), app.clock.clone());
         tokio::spawn(async move {
             barrier.wait().await;
-            sweeper::sweep(&*store, clock.now(), 100).await
+            sweeper::sweep(
+                &*store,
+                &madang_functions::thinker::NoThinker,
+                clock.now(),
+                100,
+            )
+            .await
         })
     };
     let acting = {

@@ -1,5 +1,5 @@
-//! A Lambda Runtime API emulator that runs the real `api` and `sweeper` binaries the way AWS
-//! Lambda does, for the `lambda` test suite and the `wake_latency` tool.
+//! A Lambda Runtime API emulator that runs the real `api`, `sweeper` and `bot` binaries the way
+//! AWS Lambda does, for the `lambda` test suite and the `wake_latency` tool.
 //!
 //! - **Execution environments.** Each environment is a separate process of the real binary
 //!   (`target/debug/api`, built by `cargo build` first), started with the environment Lambda
@@ -29,6 +29,10 @@
 //!   real `live` binary, with its `@connections` endpoint (`websocket.rs`); every function gets
 //!   `MADANG_LIVE_ENDPOINT`, the stage URL, as `template.yaml` sets it.
 //! - **The schedule.** [`LambdaStack::sweep`] sends the sweeper an EventBridge Scheduler event.
+//! - **The bot function.** Lambda's `Invoke` API (`AWS_ENDPOINT_URL_LAMBDA` of every function):
+//!   an asynchronous invocation of `madang-bot` (`MADANG_BOT_FUNCTION`) is queued for one of its
+//!   two environments and answered `202`, as Lambda does; [`LambdaStack::bot_invocations`]
+//!   counts them.
 //!
 //! Everything runs on loopback; the processes are killed when the stack is dropped.
 
@@ -67,6 +71,10 @@ const REGION: &str = "us-east-1";
 const API_TIMEOUT: Duration = Duration::from_secs(28);
 /// The sweeper's timeout in `template.yaml`.
 const SWEEPER_TIMEOUT: Duration = Duration::from_secs(50);
+/// The bot function's timeout in `template.yaml`.
+const BOT_TIMEOUT: Duration = Duration::from_secs(60);
+/// The bot function's name, as the other functions are told it (`MADANG_BOT_FUNCTION`).
+const BOT_FUNCTION: &str = "madang-bot";
 /// How long an environment may take from spawn to its first `next` before the stack gives up.
 const INIT_WITHIN: Duration = Duration::from_secs(30);
 
@@ -352,6 +360,11 @@ pub struct LambdaStack {
     pub store: Arc<DynamoStore>,
     api: Arc<Function>,
     sweeper: Arc<Function>,
+    bot: Arc<Function>,
+    /// The Lambda service's `Invoke` endpoint (`AWS_ENDPOINT_URL_LAMBDA` of every function).
+    invoke_url: String,
+    /// Asynchronous invocations of the bot function the `Invoke` endpoint accepted.
+    bot_invocations: Arc<AtomicU64>,
     children: Vec<Child>,
     logs: PathBuf,
     live: Option<Arc<websocket::WsFront>>,
@@ -383,6 +396,9 @@ impl LambdaStack {
     pub async fn start(store: Arc<DynamoStore>, dynalite: &str, config: StackConfig) -> Self {
         let api = Function::new("madang-api");
         let sweeper = Function::new("madang-sweeper");
+        let bot = Function::new(BOT_FUNCTION);
+        let bot_invocations = Arc::new(AtomicU64::new(0));
+        let invoke_url = serve_invoke_api(bot.clone(), bot_invocations.clone()).await;
         let logs = std::env::temp_dir().join(format!(
             "madang-lambda-{}",
             madang_infra::contract::fresh_id("logs")
@@ -397,6 +413,9 @@ impl LambdaStack {
             store: store.clone(),
             api: api.clone(),
             sweeper: sweeper.clone(),
+            bot: bot.clone(),
+            invoke_url,
+            bot_invocations,
             children: Vec::new(),
             logs,
             live: None,
@@ -417,6 +436,11 @@ impl LambdaStack {
         stack
             .spawn(&sweeper, "sweeper", 0, store.table(), dynalite, &config)
             .await;
+        for env in 0..2 {
+            stack
+                .spawn(&bot, "bot", env, store.table(), dynalite, &config)
+                .await;
+        }
         if let Some(listener) = live_listener {
             stack
                 .spawn(&live, "live", 0, store.table(), dynalite, &config)
@@ -428,6 +452,7 @@ impl LambdaStack {
         }
         stack.wait_for_init(&api, config.api_environments).await;
         stack.wait_for_init(&sweeper, 1).await;
+        stack.wait_for_init(&bot, 2).await;
 
         let front = Front {
             api,
@@ -491,6 +516,8 @@ impl LambdaStack {
             .env("AWS_SESSION_TOKEN", "test")
             .env("AWS_EC2_METADATA_DISABLED", "true")
             .env("AWS_ENDPOINT_URL_DYNAMODB", dynalite)
+            .env("AWS_ENDPOINT_URL_LAMBDA", &self.invoke_url)
+            .env("MADANG_BOT_FUNCTION", BOT_FUNCTION)
             .env("MADANG_STORE", "dynamodb")
             .env("MADANG_TABLE", table)
             .env("MADANG_STAGE", "emulated")
@@ -636,6 +663,40 @@ impl LambdaStack {
         self.sweeper.timings.lock().unwrap().clone()
     }
 
+    /// Asynchronous invocations of the bot function so far (each one a room's computer
+    /// players' turn handed over; a move is searched once per invocation at most).
+    pub fn bot_invocations(&self) -> u64 {
+        self.bot_invocations.load(Ordering::Relaxed)
+    }
+
+    /// Waits until every invocation of the bot function has been answered (its moves saved and
+    /// its metrics written), or 60 s.
+    pub async fn bots_done(&self) {
+        let answered = || {
+            self.bot
+                .timings
+                .lock()
+                .unwrap()
+                .iter()
+                .map(|t| t.invocations.len() as u64)
+                .sum::<u64>()
+        };
+        let all = self
+            .bot
+            .until(|| answered() >= self.bot_invocations(), BOT_TIMEOUT)
+            .await;
+        assert!(
+            all,
+            "the bot function did not answer every invocation; logs in {}",
+            self.logs.display()
+        );
+    }
+
+    /// The bot function's environments' timings.
+    pub fn bot_timings(&self) -> Vec<EnvTimings> {
+        self.bot.timings.lock().unwrap().clone()
+    }
+
     /// One scheduled run of the sweeper, as EventBridge Scheduler invokes it; returns its answer
     /// (the sweep report).
     pub async fn sweep(&self) -> Value {
@@ -659,6 +720,51 @@ impl LambdaStack {
             ),
         }
     }
+}
+
+/// The Lambda service's `Invoke` API for the bot function, as the SDK calls it:
+/// `POST /2015-03-31/functions/{name}/invocations` with `X-Amz-Invocation-Type: Event` is queued
+/// for the function and answered `202` at once, as Lambda answers an asynchronous invocation;
+/// the function's own answer goes nowhere. Returns the endpoint's URL.
+async fn serve_invoke_api(bot: Arc<Function>, accepted: Arc<AtomicU64>) -> String {
+    async fn invoke(
+        State((bot, accepted)): State<(Arc<Function>, Arc<AtomicU64>)>,
+        Path(name): Path<String>,
+        headers: HeaderMap,
+        body: Bytes,
+    ) -> Response {
+        let event_type = headers
+            .get("x-amz-invocation-type")
+            .and_then(|v| v.to_str().ok());
+        if name != BOT_FUNCTION || event_type != Some("Event") {
+            return (
+                StatusCode::BAD_REQUEST,
+                [("x-amzn-errortype", "InvalidParameterValueException")],
+                r#"{"message":"only asynchronous invocations of the bot function"}"#,
+            )
+                .into_response();
+        }
+        let Ok(event) = serde_json::from_slice::<Value>(&body) else {
+            return (
+                StatusCode::BAD_REQUEST,
+                [("x-amzn-errortype", "InvalidRequestContentException")],
+                r#"{"message":"the payload is not JSON"}"#,
+            )
+                .into_response();
+        };
+        accepted.fetch_add(1, Ordering::Relaxed);
+        tokio::spawn(async move {
+            let _ = bot.invoke(&event, BOT_TIMEOUT).await;
+        });
+        StatusCode::ACCEPTED.into_response()
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let routes = Router::new()
+        .route("/2015-03-31/functions/{name}/invocations", post(invoke))
+        .with_state((bot, accepted));
+    tokio::spawn(async move { axum::serve(listener, routes).await.unwrap() });
+    format!("http://{addr}")
 }
 
 /// The front door: one HTTP request → one payload 2.0 event → the function's answer as HTTP.

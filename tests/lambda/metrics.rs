@@ -256,19 +256,31 @@ async fn the_metrics_of_whole_games_are_valid_emf_and_count_what_the_games_did()
     );
 }
 
-/// Issue 22: the computer players' metrics. Two whole games against bots (a 4-seat 윷놀이 with
-/// three of them, a 9줄 바둑 against the engine) run through the emulator; their moves are fired
-/// by the human's reads. `BotMoves` is the bots' actions in the rooms' logs (the versions the
-/// human did not add), one `BotMoveTime` per move, and no engine failed.
+/// The computer players' metrics. Two whole games against bots (a 4-seat 윷놀이 with three of
+/// them, a 9줄 바둑 against the engine) run through the emulator; their moves are made by the bot
+/// function, which the `api` function invokes asynchronously. `BotMoves` is the bots' actions in
+/// the rooms' logs (the versions the human did not add), one `BotMoveTime` per move, all of them
+/// the bot function's, and no engine failed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bot_moves_are_the_bots_actions_in_the_logs_each_timed_and_no_engine_failed() {
     let store = Arc::new(dynalite_store("l-metrics-bots").await);
     let stack = LambdaStack::start(store, &dynalite(), StackConfig::default()).await;
     let yut = madang_tests::bots::check_a_four_seat_yut_game_with_three_bots(&stack.app).await;
     let baduk = madang_tests::bots::check_a_nine_line_baduk_game_against_the_bot(&stack.app).await;
+    stack.bots_done().await;
     let mut lines = stack.output_lines("api");
     lines.extend(stack.output_lines("sweeper"));
+    lines.extend(stack.output_lines("bot"));
     let emf = emf_lines(&lines);
+    // The moves are the bot function's, invoked asynchronously by the saves that made them due:
+    // never more invocations than moves (a search per move at most), and none from `api`.
+    let invocations = stack.bot_invocations();
+    assert!(
+        (1..=yut + baduk).contains(&invocations),
+        "{invocations} invocations for {yut} + {baduk} moves"
+    );
+    let api_emf = emf_lines(&stack.output_lines("api"));
+    assert_eq!(total(&api_emf, "BotMoves"), 0.0, "api made no move");
     assert_eq!(
         total(&emf, "BotMoves"),
         (yut + baduk) as f64,

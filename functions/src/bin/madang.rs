@@ -8,6 +8,8 @@
 //! - `MADANG_STORE=dynamodb`: keep rooms in DynamoDB instead (table `MADANG_TABLE`, default
 //!   `madang-rooms`, created with its index when missing; `AWS_ENDPOINT_URL_DYNAMODB` points the
 //!   SDK at an emulator such as dynalite or moto).
+//! - `MADANG_BOT_THREADS`: how many computer players' searches run at once, each on a blocking
+//!   thread of its own (default 1), so a search never stalls the server's I/O.
 //! - `MADANG_ORIGIN_SECRET`: behind a CDN that adds it as `X-Madang-Origin`, every request
 //!   without it is refused 403 (`EDGE_ONLY`).
 //! - Limits (`MADANG_LIMIT_*`, `MADANG_MAX_CONNECTIONS`, `MADANG_HEADER_TIMEOUT_MS`): see the
@@ -27,6 +29,7 @@ use std::time::Duration;
 use madang_functions::api::origin::OriginSecret;
 use madang_functions::app::Limits;
 use madang_functions::telemetry::{self, LogFormat};
+use madang_functions::thinker::LocalThinker;
 use madang_functions::{App, RoomStore, ServeConfig, router, shutdown_signal, sweeper};
 use madang_infra::EmbeddedStore;
 use madang_infra::dynamo::{self, DynamoStore};
@@ -50,6 +53,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Behind a CDN or proxy that adds the secret origin header: refuse whatever did not come
     // through it (README, "Configuration").
     let origin = OriginSecret::from_env()?;
+    // Computer players search on this many blocking threads at once, never on the runtime.
+    let bot_threads = LocalThinker::<EmbeddedStore>::threads_from_env()?;
     match std::env::var("MADANG_STORE").as_deref() {
         Ok("dynamodb") => {
             let table = std::env::var("MADANG_TABLE").unwrap_or_else(|_| "madang-rooms".into());
@@ -60,7 +65,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let app = App::new(store)
                 .with_dev(dev)
                 .with_limits(limits)
-                .with_origin(origin);
+                .with_origin(origin)
+                .with_bot_threads(bot_threads);
             serve(app, addr, config, Duration::from_secs(1)).await
         }
         Ok("embedded") | Err(_) => {
@@ -69,7 +75,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let app = App::new(store)
                 .with_dev(dev)
                 .with_limits(limits)
-                .with_origin(origin);
+                .with_origin(origin)
+                .with_bot_threads(bot_threads);
             serve(app, addr, config, SWEEP_EVERY).await
         }
         Ok(other) => {
@@ -101,6 +108,6 @@ async fn sweep_forever<S: RoomStore>(app: App<S>, every: Duration) {
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        sweeper::sweep(&*app.store, app.clock.now(), 100).await;
+        sweeper::sweep(&*app.store, &*app.thinker, app.clock.now(), 100).await;
     }
 }
