@@ -196,7 +196,7 @@ pub async fn admit<S: RoomStore>(
         Ok(stored) => stored,
         Err(StoreError::NotFound) => return Err(LiveError::RoomNotFound),
         Err(e) => {
-            tracing::warn!(room_id, error = %crate::error::chain(&e), "live hello: room not read");
+            tracing::warn!(room = %crate::api::ids::digest_of(room_id), error = %crate::error::chain(&e), "live hello: room not read");
             return Err(LiveError::Unavailable);
         }
     };

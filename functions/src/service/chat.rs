@@ -344,7 +344,7 @@ impl ChatStore for crate::live::aws::LiveStore {
             .post_to_watchers(room, |w| frame_for(w.player.as_deref()))
             .await
         {
-            tracing::warn!(room_id = room, "live: chat delivery cut at its bound");
+            tracing::warn!(room = %crate::api::ids::digest_of(room), "live: chat delivery cut at its bound");
         }
     }
 }
