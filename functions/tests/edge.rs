@@ -208,14 +208,16 @@ async fn more_than_a_hundred_headers_get_a_problem_json_431() {
 }
 
 /// The review held all eight connections of `MADANG_MAX_CONNECTIONS=8` with slow bodies from
-/// one address, and `/healthz` waited 39.5 s. Now one address holds at most its share: its next
+/// one address, and `/healthz` waited 39.5 s. Now one address holds at most its cap
+/// (`MADANG_MAX_CONNECTIONS_PER_CLIENT`; never over a fair share, `abuse.rs`): its next
 /// connection is refused at once, and another address is served.
 #[tokio::test]
 async fn one_address_cannot_take_every_connection() {
     let server = start(
         "per-client",
         &[
-            ("MADANG_MAX_CONNECTIONS", "8"),
+            // Four is within the fair share of 16 (a quarter), so the cap set is the one applied.
+            ("MADANG_MAX_CONNECTIONS", "16"),
             ("MADANG_MAX_CONNECTIONS_PER_CLIENT", "4"),
         ],
     );
