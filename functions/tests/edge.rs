@@ -738,3 +738,95 @@ async fn json_answers_are_gzipped_when_the_client_accepts_it() {
     assert_eq!(missing.headers()["vary"], "accept-encoding");
     problem(missing, StatusCode::NOT_FOUND, "ROOM_NOT_FOUND").await;
 }
+
+/// The connect-src directive of a page's CSP.
+fn connect_src(response: &reqwest::Response) -> String {
+    let policy = response.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    policy
+        .split(';')
+        .map(str::trim)
+        .find_map(|d| d.strip_prefix("connect-src "))
+        .unwrap_or_else(|| panic!("no connect-src in {policy}"))
+        .to_owned()
+}
+
+/// On AWS the live channel is another origin than the pages (the WebSocket API), and the page's
+/// CSP said `connect-src 'self'`: the browser refused the socket and the app only polled. The
+/// page now allows the live channel's origin — exactly it, nothing wider — wherever `liveUrl`
+/// puts it (here the local server's `MADANG_LIVE_URL`), and a view's `liveUrl` names the same
+/// URL. Where the channel is the page's own origin, `'self'` stays all there is.
+#[tokio::test]
+async fn the_pages_csp_allows_exactly_the_live_channels_origin() {
+    let live = "wss://live.example.com:8443/live";
+    let server = start("csp-live", &[("MADANG_LIVE_URL", live)]);
+    let http = reqwest::Client::new();
+    for path in ["/", "/r/AAAAAAAAAAAAAAAAAAAAAA", "/rules/yut"] {
+        let page = http
+            .get(format!("{}{path}", server.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(page.status(), StatusCode::OK);
+        assert_eq!(
+            connect_src(&page),
+            "'self' wss://live.example.com:8443",
+            "{path}"
+        );
+    }
+    let created: Value = http
+        .post(format!("{}/rooms", server.base))
+        .json(&json!({"game": "yut", "name": "방장"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(created["room"]["liveUrl"], live);
+
+    let same_origin = start("csp-self", &[]);
+    let page = http.get(&same_origin.base).send().await.unwrap();
+    assert_eq!(connect_src(&page), "'self'");
+}
+
+/// A `MADANG_LIVE_URL` that is not a plain ws:// or wss:// URL stops the server at start, with a
+/// message naming the variable, rather than serving a CSP or a `liveUrl` built from it.
+#[test]
+fn a_malformed_live_url_stops_the_server_at_start() {
+    let bin = std::env::var("MADANG_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_madang").into());
+    let data = std::env::temp_dir().join(format!("madang-edge-bad-live-{}", std::process::id()));
+    for bad in [
+        "https://x.example/live",
+        "ws://x.example; script-src *",
+        "ws://*.example/",
+    ] {
+        let mut child = std::process::Command::new(&bin)
+            .env("MADANG_ADDR", "127.0.0.1:0")
+            .env("MADANG_DATA", &data)
+            .env("MADANG_LIVE_URL", bad)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The line a listening server prints, or nothing once it has exited.
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        if line.contains("listening") {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{bad}: the server started");
+        }
+        let out = child.wait_with_output().unwrap();
+        assert!(!out.status.success(), "{bad}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("MADANG_LIVE_URL"), "{bad}: {said}");
+    }
+    let _ = std::fs::remove_dir_all(&data);
+}

@@ -10,6 +10,9 @@
 //!   SDK at an emulator such as dynalite or moto).
 //! - `MADANG_ORIGIN_SECRET`: behind a CDN that adds it as `X-Madang-Origin`, every request
 //!   without it is refused 403 (`EDGE_ONLY`).
+//! - `MADANG_LIVE_URL`: the live channel's URL as clients reach it (`ws://` or `wss://`), when
+//!   that is not this server's own address (a proxy that serves `/live` elsewhere). Every view's
+//!   `liveUrl` names it, and the page's CSP allows its origin. Unset: `ws://{Host}/live`.
 //! - Limits (`MADANG_LIMIT_*`, `MADANG_MAX_CONNECTIONS`, `MADANG_HEADER_TIMEOUT_MS`): see the
 //!   README's configuration table; the defaults are safe for a public server.
 //!
@@ -26,6 +29,7 @@ use std::time::Duration;
 
 use madang_functions::api::origin::OriginSecret;
 use madang_functions::app::Limits;
+use madang_functions::live::{Live, LiveUrl};
 use madang_functions::telemetry::{self, LogFormat};
 use madang_functions::{App, RoomStore, ServeConfig, router, shutdown_signal, sweeper};
 use madang_infra::EmbeddedStore;
@@ -50,6 +54,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Behind a CDN or proxy that adds the secret origin header: refuse whatever did not come
     // through it (README, "Configuration").
     let origin = OriginSecret::from_env()?;
+    let live = Live::default().with_url(LiveUrl::from_env()?);
     match std::env::var("MADANG_STORE").as_deref() {
         Ok("dynamodb") => {
             let table = std::env::var("MADANG_TABLE").unwrap_or_else(|_| "madang-rooms".into());
@@ -60,7 +65,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let app = App::new(store)
                 .with_dev(dev)
                 .with_limits(limits)
-                .with_origin(origin);
+                .with_origin(origin)
+                .with_live(live);
             serve(app, addr, config, Duration::from_secs(1)).await
         }
         Ok("embedded") | Err(_) => {
@@ -69,7 +75,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             let app = App::new(store)
                 .with_dev(dev)
                 .with_limits(limits)
-                .with_origin(origin);
+                .with_origin(origin)
+                .with_live(live);
             serve(app, addr, config, SWEEP_EVERY).await
         }
         Ok(other) => {
