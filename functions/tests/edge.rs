@@ -830,3 +830,68 @@ fn a_malformed_live_url_stops_the_server_at_start() {
     }
     let _ = std::fs::remove_dir_all(&data);
 }
+
+/// A spectator chatted as `호스트` in a room whose host is `호스트`, or as `컴퓨터 1`, and joins
+/// compared names only ignoring case and spaces, so `Ｋim` (full width) or `Kіm` (a Cyrillic `і`)
+/// joined beside `Kim`. Names are now compared folded (NFKC, then the confusable skeleton), and
+/// a spectator may take neither a seated name nor a computer player's: 422 `NAME_TAKEN` with a
+/// Korean message, and nothing is posted.
+#[tokio::test]
+async fn spectators_may_not_take_a_seated_or_bot_name_and_look_alikes_are_one_name() {
+    let server = start("folded-names", &[]);
+    let play = Play {
+        http: reqwest::Client::new(),
+        base: &server.base,
+    };
+    let created: Value = play
+        .post("/rooms", None, json!({"game": "yut", "name": "Kim"}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let room = created["roomId"].as_str().unwrap();
+    let host = created["token"].as_str().unwrap();
+    for look_alike in ["Ｋim", "Kіm", "K i m", "KIM"] {
+        let r = play.join(room, look_alike, None).await;
+        problem(r, StatusCode::UNPROCESSABLE_ENTITY, "NAME_TAKEN").await;
+    }
+    let r = play.join(room, "철수", None).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let r = play
+        .act(room, host, json!({"type": "addBot", "level": 1}))
+        .await;
+    assert!(r.status().is_success(), "{:?}", r.text().await);
+
+    let chat = format!("/rooms/{room}/chat");
+    let say = |name: &'static str| play.post(&chat, None, json!({"name": name, "text": "안녕"}));
+    for taken in [
+        "Kim",
+        "ｋｉｍ",
+        "철 수",
+        "컴퓨터 1",
+        "컴퓨터 2",
+        "컴퓨터 ９",
+    ] {
+        let body = problem(
+            say(taken).await,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "NAME_TAKEN",
+        )
+        .await;
+        if taken.starts_with("컴퓨터") {
+            assert!(
+                body["detail"].as_str().unwrap().contains("컴퓨터"),
+                "{body}"
+            );
+        }
+    }
+    let r = play
+        .http
+        .get(format!("{}{chat}?after=0", server.base))
+        .send()
+        .await
+        .unwrap();
+    let read: Value = r.json().await.unwrap();
+    assert_eq!(read["messages"], json!([]), "nothing was posted: {read}");
+    assert_eq!(say("구경꾼").await.status(), StatusCode::CREATED);
+}
