@@ -299,7 +299,7 @@ impl LiveUrl {
     }
 
     /// The origin a page must be allowed to connect to for this `liveUrl` (its CSP's
-    /// `connect-src`, [`crate::api::web`]), when it is not the page's own: a fixed URL's
+    /// `connect-src`, `api::web`), when it is not the page's own: a fixed URL's
     /// `scheme://host[:port]`. `None` for [`LiveUrl::FromHost`] (the page's own origin, which
     /// `'self'` covers) and [`LiveUrl::Off`].
     pub fn foreign_origin(&self) -> Option<String> {
