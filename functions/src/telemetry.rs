@@ -49,6 +49,7 @@ pub const QUIET: &[&str] = &[
     "aws_sigv4",
     "aws_config",
     "aws_sdk_dynamodb",
+    "aws_sdk_apigatewaymanagement",
     "rustls",
     "tower",
     "axum",
@@ -131,4 +132,26 @@ pub fn init(format: LogFormat) {
             .try_init(),
         LogFormat::Pretty => builder.compact().try_init(),
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every AWS SDK client this crate depends on logs requests below `info`: each must be
+    /// quiet, and one added to `Cargo.toml` later is caught here.
+    #[test]
+    fn every_aws_and_http_dependency_is_quiet() {
+        let manifest = include_str!("../Cargo.toml");
+        let noisy = ["aws-", "lambda_", "hyper", "reqwest", "axum", "tower"];
+        for line in manifest.lines() {
+            let Some((name, _)) = line.split_once(['.', ' ', '=']) else {
+                continue;
+            };
+            if noisy.iter().any(|p| name.starts_with(p)) {
+                let target = name.replace('-', "_");
+                assert!(QUIET.contains(&target.as_str()), "{target} is not in QUIET");
+            }
+        }
+    }
 }

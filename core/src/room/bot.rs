@@ -52,11 +52,13 @@ impl<G: Game> BotChoice<G> {
 }
 
 /// The name of the next computer player in a room whose seats are named `taken`: 컴퓨터 1,
-/// 컴퓨터 2, … (the smallest number nobody in the room is called by).
+/// 컴퓨터 2, … (the smallest number nobody in the room is called by, names compared folded as
+/// joins compare them: a `컴퓨터１` seated takes 1).
 pub fn bot_name<'a>(taken: impl Iterator<Item = &'a str> + Clone) -> String {
+    let taken: Vec<String> = taken.map(super::name::fold).collect();
     (1..)
-        .map(|n| format!("컴퓨터 {n}"))
-        .find(|name| !taken.clone().any(|t| t == name))
+        .map(|n| format!("{} {n}", super::name::BOT_NAME_PREFIX))
+        .find(|name| !taken.contains(&super::name::fold(name)))
         .unwrap_or_default()
 }
 

@@ -34,7 +34,8 @@ pub use error::{ErrorKind, RoomError};
 pub use ledger::{ANSWERS_PER_PLAYER, Answer, Ledger, RECENT_REQUESTS, RequestId};
 pub use lobby::{LobbyAction, LobbyEvent, MAX_BARRED, RoomAction, RoomEvent, bar_of};
 pub use name::{
-    MAX_MARKS_PER_GRAPHEME, MAX_NAME_BYTES, MAX_NAME_GRAPHEMES, PlayerName, clean_text, player_name,
+    BOT_NAME_PREFIX, MAX_MARKS_PER_GRAPHEME, MAX_NAME_BYTES, MAX_NAME_GRAPHEMES, PlayerName,
+    clean_text, fold as fold_name, player_name, reads_as_bot_name, spectator_name,
 };
 pub use poll::{
     AFTER_DEADLINE_MS, POLL_AWAITED_MS, POLL_FINISHED_MS, POLL_MIN_MS, POLL_SOON_MS,

@@ -12,6 +12,9 @@
 //!   thread of its own (default 1), so a search never stalls the server's I/O.
 //! - `MADANG_ORIGIN_SECRET`: behind a CDN that adds it as `X-Madang-Origin`, every request
 //!   without it is refused 403 (`EDGE_ONLY`).
+//! - `MADANG_LIVE_URL`: the live channel's URL as clients reach it (`ws://` or `wss://`), when
+//!   that is not this server's own address (a proxy that serves `/live` elsewhere). Every view's
+//!   `liveUrl` names it, and the page's CSP allows its origin. Unset: `ws://{Host}/live`.
 //! - Limits (`MADANG_LIMIT_*`, `MADANG_MAX_CONNECTIONS`, `MADANG_HEADER_TIMEOUT_MS`): see the
 //!   README's configuration table; the defaults are safe for a public server.
 //!
@@ -28,6 +31,7 @@ use std::time::Duration;
 
 use madang_functions::api::origin::OriginSecret;
 use madang_functions::app::Limits;
+use madang_functions::live::{Live, LiveUrl};
 use madang_functions::telemetry::{self, LogFormat};
 use madang_functions::thinker::LocalThinker;
 use madang_functions::{App, RoomStore, ServeConfig, router, shutdown_signal, sweeper};
@@ -55,6 +59,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let origin = OriginSecret::from_env()?;
     // Computer players search on this many blocking threads at once, never on the runtime.
     let bot_threads = LocalThinker::<EmbeddedStore>::threads_from_env()?;
+    let live = Live::default().with_url(LiveUrl::from_env()?);
     match std::env::var("MADANG_STORE").as_deref() {
         Ok("dynamodb") => {
             let table = std::env::var("MADANG_TABLE").unwrap_or_else(|_| "madang-rooms".into());
@@ -66,6 +71,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .with_dev(dev)
                 .with_limits(limits)
                 .with_origin(origin)
+                .with_live(live)
                 .with_bot_threads(bot_threads);
             serve(app, addr, config, Duration::from_secs(1)).await
         }
@@ -76,6 +82,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .with_dev(dev)
                 .with_limits(limits)
                 .with_origin(origin)
+                .with_live(live)
                 .with_bot_threads(bot_threads);
             serve(app, addr, config, SWEEP_EVERY).await
         }

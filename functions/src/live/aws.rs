@@ -253,7 +253,7 @@ impl RoomStore for LiveStore {
                 .clone()
         };
         if !self.post_to_watchers(id, frame_for).await {
-            tracing::warn!(room_id = id, version, "live: announcement cut at its bound");
+            tracing::warn!(room = %crate::api::ids::digest_of(id), version, "live: announcement cut at its bound");
         }
     }
 }
@@ -302,7 +302,7 @@ impl LiveStore {
             let watchers = match self.store.live_watchers(id).await {
                 Ok(watchers) => watchers,
                 Err(e) => {
-                    tracing::warn!(room_id = id, error = %crate::error::chain(&e), "live: registry not read");
+                    tracing::warn!(room = %crate::api::ids::digest_of(id), error = %crate::error::chain(&e), "live: registry not read");
                     return;
                 }
             };

@@ -195,8 +195,14 @@ pub async fn post<S: RoomStore>(
                 "참가자의 이름은 자리에서 정해져요. name은 관전자만 보내요.".into(),
             ));
         }
+        // Not a seated member's name nor a computer player's, compared folded (NFKC and
+        // look-alikes): the gallery cannot speak as a player.
         (None, Some(name)) => Sender::Spectator {
-            name: madang_core::room::player_name(&name)?.to_string(),
+            name: with_room!(&room, r => madang_core::room::spectator_name(
+                &name,
+                r.seats.iter().map(|m| m.name.as_str()),
+            ))?
+            .to_string(),
             key: format!("~{client:016x}"),
         },
         (None, None) => return Err(ApiError::Unauthorized),
@@ -344,7 +350,7 @@ impl ChatStore for crate::live::aws::LiveStore {
             .post_to_watchers(room, |w| frame_for(w.player.as_deref()))
             .await
         {
-            tracing::warn!(room_id = room, "live: chat delivery cut at its bound");
+            tracing::warn!(room = %crate::api::ids::digest_of(room), "live: chat delivery cut at its bound");
         }
     }
 }
