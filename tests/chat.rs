@@ -542,3 +542,116 @@ pub async fn check_chat_expires_with_the_room(app: &TestApp) -> String {
     }
     room
 }
+
+/// Mutes go with their members: a host looping join, mute, kick (or add-bot, kick) leaves one
+/// mute at most — of a member still present — however long the loop runs; a member who left a
+/// running game, or a bot, cannot be muted (`UNKNOWN_PLAYER`); and a mute of a member who
+/// leaves is forgotten.
+pub async fn check_mutes_go_with_their_members(app: &TestApp) {
+    let (room, host) = app.create("yut", json!({"turnSeconds": null}), 46).await;
+    for i in 0..30 {
+        let guest = app.join(&room, &format!("손님{i}")).await;
+        // The host's mutes count against their own chat rate (five per ten seconds).
+        app.advance_clock(2_100).await;
+        let r = mute(app, &room, &host, &guest.id, true).await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+        assert_eq!(
+            r.body["muted"],
+            json!([guest.id]),
+            "loop {i}: only the present member is muted"
+        );
+        app.act_ok(&room, &host, json!({"type": "kick", "playerId": guest.id}))
+            .await;
+    }
+    let bot = app.act_ok(&room, &host, json!({"type": "addBot"})).await;
+    let bot_id = bot["room"]["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["bot"] == true)
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.advance_clock(2_100).await;
+    refused(
+        &mute(app, &room, &host, &bot_id, true).await,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "UNKNOWN_PLAYER",
+    );
+    app.act_ok(&room, &host, json!({"type": "kick", "playerId": bot_id}))
+        .await;
+    // A member who leaves a running game: muted while there, forgotten once gone, and then
+    // unmutable.
+    let guest = app.join(&room, "끝까지").await;
+    app.act_ok(&room, &host, json!({"type": "start"})).await;
+    app.advance_clock(2_100).await;
+    let r = mute(app, &room, &host, &guest.id, true).await;
+    assert_eq!(r.body["muted"], json!([guest.id]));
+    app.act_ok(&room, &guest, json!({"type": "leave"})).await;
+    app.advance_clock(2_100).await;
+    refused(
+        &mute(app, &room, &host, &guest.id, false).await,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "UNKNOWN_PLAYER",
+    );
+    say_ok(app, &room, Some(&host), json!({"text": "다 갔네"})).await;
+}
+
+/// What a check of chat's expiry reads beside HTTP: the record's expiry, the room's.
+pub trait ChatExpiries {
+    /// The expiry of the newest chat record of `room` and the room's own (epoch ms).
+    fn expiries(&self, room: &str) -> impl std::future::Future<Output = (u64, u64)> + Send;
+}
+
+impl<S: madang_infra::RoomStore + madang_infra::ChatStore> ChatExpiries for S {
+    async fn expiries(&self, room: &str) -> (u64, u64) {
+        let chat = self.chat_latest(room).await.unwrap().unwrap().expires_at;
+        let stored = self.peek(room, 0).await.unwrap();
+        (chat, stored.expires_at)
+    }
+}
+
+/// Chat expires with its room plus a short grace — not a month after a day's lobby — and a log
+/// that expired while its room lived on (a game started, then went on without chat) goes on
+/// with numbers above every one it had: a client's `after` never skips a new message, and the
+/// expired messages are not served.
+pub async fn check_chat_expires_with_its_room_plus_a_grace(
+    app: &TestApp,
+    store: &impl ChatExpiries,
+) {
+    use madang_functions::service::chat::CHAT_GRACE_MS;
+    let (room, host) = app.create("yut", json!({"turnSeconds": null}), 47).await;
+    let guest = app.join(&room, "손님").await;
+    let first = say_ok(app, &room, Some(&host), json!({"text": "로비에서"})).await;
+    assert_eq!(first, 1);
+    let (chat, room_expires) = store.expiries(&room).await;
+    // DynamoDB keeps whole seconds, rounded up.
+    assert!(
+        chat <= (room_expires + CHAT_GRACE_MS).next_multiple_of(1000),
+        "the lobby's chat expires at {chat}, its room at {room_expires}"
+    );
+    // The game starts (the room now lives a month past its last change, or a week once the
+    // game is over — here it ends as nobody plays); a day and the grace later the lobby's chat
+    // has expired, the room has not.
+    app.act_ok(&room, &host, json!({"type": "start"})).await;
+    app.advance_clock(24 * 3_600 * 1_000 + CHAT_GRACE_MS + 2_000)
+        .await;
+    assert_ne!(app.room(&room, None).await["status"], "lobby");
+    assert!(
+        read(app, &room, Some(&guest)).await.is_empty(),
+        "expired chat is not served"
+    );
+    let next = say_ok(app, &room, Some(&guest), json!({"text": "게임 중에"})).await;
+    assert!(next > first, "numbers only grow: {next} after {first}");
+    let r = app
+        .get(
+            &format!("/rooms/{room}/chat?after={first}"),
+            Some(&host.token),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK);
+    assert_eq!(r.body["messages"][0]["seq"], next);
+    let (chat, room_expires) = store.expiries(&room).await;
+    assert!(chat <= (room_expires + CHAT_GRACE_MS).next_multiple_of(1000));
+}

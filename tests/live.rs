@@ -106,11 +106,80 @@ impl Live {
     /// Connects to `url` (a view's `liveUrl`).
     pub async fn connect(url: &str) -> Live {
         let (socket, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+        Live::wrap(socket)
+    }
+
+    /// Connects with an `Origin` header (as a browser page would); `Err` with the status of a
+    /// refused handshake.
+    pub async fn connect_from(url: &str, origin: &str) -> Result<Live, u16> {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let mut request = url.into_client_request().unwrap();
+        request
+            .headers_mut()
+            .insert("origin", origin.parse().unwrap());
+        match tokio_tungstenite::connect_async(request).await {
+            Ok((socket, _)) => Ok(Live::wrap(socket)),
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                Err(response.status().as_u16())
+            }
+            Err(e) => panic!("the handshake failed otherwise: {e}"),
+        }
+    }
+
+    /// Connects, or the status of a refused handshake (`Err`).
+    pub async fn try_connect(url: &str) -> Result<Live, u16> {
+        match tokio_tungstenite::connect_async(url).await {
+            Ok((socket, _)) => Ok(Live::wrap(socket)),
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                Err(response.status().as_u16())
+            }
+            Err(e) => panic!("the handshake failed otherwise: {e}"),
+        }
+    }
+
+    /// Connects through a socket with a tiny receive buffer: a client that, as long as the test
+    /// does not read, takes almost nothing the server sends.
+    pub async fn connect_slow_reader(url: &str) -> Live {
+        let authority = url
+            .strip_prefix("ws://")
+            .and_then(|rest| rest.split('/').next())
+            .unwrap();
+        let addr: std::net::SocketAddr = authority.parse().unwrap();
+        let tcp = tokio::net::TcpSocket::new_v4().unwrap();
+        tcp.set_recv_buffer_size(1024).unwrap();
+        let stream = tcp.connect(addr).await.unwrap();
+        let (socket, _) = tokio_tungstenite::client_async(url, MaybeTlsStream::Plain(stream))
+            .await
+            .unwrap();
+        Live::wrap(socket)
+    }
+
+    fn wrap(socket: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Live {
         Live {
             socket,
             last_room: None,
             versions_heard: 0,
             rooms_heard: 0,
+        }
+    }
+
+    /// Says hello and waits until it was taken (its `ping` answered), whatever else comes
+    /// first; the code of a refusal otherwise.
+    pub async fn admitted(
+        &mut self,
+        room: &str,
+        token: Option<&str>,
+        since: u64,
+    ) -> Result<(), String> {
+        self.hello(room, token, since).await;
+        self.send(r#"{"type":"ping"}"#).await;
+        loop {
+            match self.next().await {
+                Heard::Pong => return Ok(()),
+                Heard::Version(_) | Heard::Chat(_) => continue,
+                Heard::Error(code) => return Err(code),
+                Heard::Closed(c) => panic!("closed ({c:?}) without a word"),
+            }
         }
     }
 

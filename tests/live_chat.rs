@@ -250,6 +250,97 @@ pub async fn check_departed_and_kicked_sockets_hear_no_more_chat(app: &TestApp) 
     assert!(leaver.version().await > v);
 }
 
+/// Chat rights follow the seat through a game: a player who leaves a running 윷놀이 team game,
+/// and one who leaves a 바둑 room once its game is over, keep their seats (marked left) and their
+/// sockets, but hear no more chat — not the room's, not their old team's — as their tokens no
+/// longer read `GET /rooms/{id}/chat` (401). Those still present hear on as their rights say.
+pub async fn check_players_who_leave_a_game_hear_no_more_chat(app: &TestApp) {
+    let seqs = |heard: Vec<Value>| -> Vec<u64> {
+        heard.iter().map(|m| m["seq"].as_u64().unwrap()).collect()
+    };
+    // A running team game: C (청, A's teammate) leaves in the middle of it.
+    let (room, a) = app
+        .create("yut", json!({"mode": "team", "turnSeconds": null}), 44)
+        .await;
+    let b = app.join(&room, "홍1").await;
+    let c = app.join(&room, "청2").await;
+    let d = app.join(&room, "홍2").await;
+    app.act_ok(&room, &a, json!({"type": "start"})).await;
+    let mut leaver = listener(app, &room, Some(&c)).await;
+    let mut viewers = Vec::new();
+    for who in [Some(&a), Some(&b), Some(&d), None] {
+        viewers.push((who, listener(app, &room, who).await));
+    }
+    let before = vec![
+        post(app, &room, Some(&a), "잘 해 보자", false).await,
+        post(app, &room, Some(&a), "청 작전", true).await,
+    ];
+    let seated = teams(app, &room).await;
+    assert_eq!(
+        seqs(leaver.chats_until_pong().await),
+        rights(&before, &seated, Some(&c)),
+        "C hears the room's and 청's while seated"
+    );
+    heard_is_rights_is_poll(app, &room, &before, &mut viewers, "all playing").await;
+    app.act_ok(&room, &c, json!({"type": "leave"})).await;
+    assert_eq!(
+        app.room(&room, None).await["status"],
+        "playing",
+        "the game goes on without C"
+    );
+    let after = vec![
+        post(app, &room, Some(&a), "C가 갔네", false).await,
+        post(app, &room, Some(&a), "청 혼자 남았어", true).await,
+        post(app, &room, Some(&b), "홍 작전", true).await,
+        post(app, &room, None, "관전석", false).await,
+    ];
+    assert_eq!(
+        leaver.chats_until_pong().await,
+        Vec::<Value>::new(),
+        "left a running game: no room chat, no team chat"
+    );
+    let r = app
+        .get(&format!("/rooms/{room}/chat?after=0"), Some(&c.token))
+        .await;
+    assert_eq!(r.status, reqwest::StatusCode::UNAUTHORIZED, "{:?}", r.body);
+    heard_is_rights_is_poll(app, &room, &after, &mut viewers, "after C left the game").await;
+
+    // A game that ended: white leaves the finished room.
+    let (room, black) = app
+        .create(
+            "baduk",
+            json!({"boardSize": 9, "colorAssignment": "hostBlack"}),
+            45,
+        )
+        .await;
+    let white = app.join(&room, "백").await;
+    app.act_ok(&room, &black, json!({"type": "start"})).await;
+    let mut white_socket = listener(app, &room, Some(&white)).await;
+    let mut viewers = vec![
+        (Some(&black), listener(app, &room, Some(&black)).await),
+        (None, listener(app, &room, None).await),
+    ];
+    app.act_ok(&room, &black, json!({"type": "resign"})).await;
+    assert_eq!(app.room(&room, None).await["status"], "finished");
+    let over = vec![post(app, &room, Some(&black), "잘 두셨습니다", false).await];
+    assert_eq!(
+        seqs(white_socket.chats_until_pong().await),
+        vec![over[0].seq]
+    );
+    heard_is_rights_is_poll(app, &room, &over, &mut viewers, "the game over").await;
+    app.act_ok(&room, &white, json!({"type": "leave"})).await;
+    let gone = vec![
+        post(app, &room, Some(&black), "다음에 또 둬요", false).await,
+        post(app, &room, None, "좋은 대국", false).await,
+    ];
+    assert_eq!(
+        white_socket.chats_until_pong().await,
+        Vec::<Value>::new(),
+        "left after the game ended: no chat"
+    );
+    heard_is_rights_is_poll(app, &room, &gone, &mut viewers, "after white left").await;
+}
+
 /// A team message reaches the sender's teammate and nobody else — not the other team, not the
 /// gallery — while a room message reaches everyone (the Lambda path's check).
 pub async fn check_a_team_message_reaches_the_teammate_only(app: &TestApp) {

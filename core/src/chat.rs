@@ -11,7 +11,9 @@
 //!   (`GET /rooms/{id}/chat`) and the live channel apply;
 //! - how fast: [`ChatHead::admit`], at most [`RATE_COUNT`] messages per [`RATE_WINDOW_MS`] per
 //!   sender, from the times kept in the room's chat head;
-//! - who is muted: [`ChatHead::muted`], set by the host.
+//! - who is muted: [`ChatHead::muted`], set by the host — present members only, forgotten with
+//!   them ([`ChatHead::keep_present`]), so the head stays under [`MAX_HEAD_BYTES`] whatever a host
+//!   or the gallery does.
 
 use std::collections::BTreeMap;
 
@@ -41,6 +43,18 @@ pub const RATE_WINDOW_MS: Millis = 10_000;
 /// Senders (players and spectators' addresses) the rate keeps at once; past it, a new spectator
 /// waits until an older one's window has passed. Bounds the chat head whatever the gallery does.
 pub const MAX_RATE_SENDERS: usize = 24;
+
+/// The most a room's chat head ([`ChatHead`]) takes encoded, in bytes, whatever anyone does: the
+/// rate of at most [`MAX_RATE_SENDERS`] spectators and of the present players, and mutes of
+/// present players only. Every record carries the head, so it is also what a record adds to a
+/// read (a record stays under one 1 KB write unit plus this).
+pub const MAX_HEAD_BYTES: usize = 2560;
+
+/// The rate key of a spectator at a client address digest (players are keyed by their id, which
+/// never starts with `~`).
+pub fn spectator_key(client: u64) -> String {
+    format!("~{client:016x}")
+}
 
 /// The room option `chat` (DESIGN "Chat"): what the host allows.
 #[derive(
@@ -466,6 +480,17 @@ impl ChatHead {
         Ok(())
     }
 
+    /// Forgets what no longer matters once members go: the mutes of members no longer present
+    /// (a mute applies to present members only; one who comes back is a new member), and the
+    /// rate of players no longer present (they cannot post). Spectators' rates stay, bounded by
+    /// their window and [`MAX_RATE_SENDERS`]. Run on every new record, so a host looping
+    /// add-bot, mute, kick leaves no trace.
+    pub fn keep_present(&mut self, present: impl Fn(&PlayerId) -> bool) {
+        self.muted.retain(|p| present(p));
+        self.rates
+            .retain(|key, _| key.starts_with('~') || present(&PlayerId::new(key)));
+    }
+
     /// Whether the host muted `player`.
     pub fn is_muted(&self, player: &PlayerId) -> bool {
         self.muted.contains(player)
@@ -627,6 +652,44 @@ mod tests {
         head.admit("p1", false, 2_000).unwrap();
         head.admit("s-new", true, 11_001).unwrap();
         assert!(head.rates.len() <= MAX_RATE_SENDERS + 1);
+    }
+
+    #[test]
+    fn mutes_and_rates_go_with_the_members() {
+        let mut head = ChatHead::default();
+        let (stays, goes) = (PlayerId::new("p1"), PlayerId::new("p9"));
+        head.set_muted(&stays, true);
+        head.set_muted(&goes, true);
+        head.admit("p1", false, 1_000).unwrap();
+        head.admit("p9", false, 1_000).unwrap();
+        head.admit(&spectator_key(7), true, 1_000).unwrap();
+        head.keep_present(|p| *p == stays);
+        assert_eq!(head.muted, vec![stays.clone()]);
+        let senders: Vec<&str> = head.rates.keys().map(String::as_str).collect();
+        assert_eq!(senders, ["p1", &spectator_key(7)]);
+    }
+
+    #[test]
+    fn the_fullest_head_stays_under_its_bound() {
+        // Every sender at the rate's limit with the largest times, the gallery full, and every
+        // seat of the largest game present and muted.
+        let mut head = ChatHead::default();
+        let now = Millis::MAX / 2;
+        for i in 0..MAX_RATE_SENDERS {
+            head.rates
+                .insert(spectator_key(u64::MAX - i as u64), vec![now; RATE_COUNT]);
+        }
+        for seat in 0..8 {
+            let id = PlayerId::new(format!("p{}", 4_000_000_000u64 + seat));
+            head.rates.insert(id.0.clone(), vec![now; RATE_COUNT]);
+            head.muted.push(id);
+        }
+        let record = ChatRecord {
+            head,
+            message: None,
+        };
+        let bytes = record.encode().len();
+        assert!(bytes <= MAX_HEAD_BYTES, "{bytes} bytes");
     }
 
     #[test]

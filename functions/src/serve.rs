@@ -35,9 +35,11 @@
 //!   above the router's so that the problem+json answer is the one clients see.
 //! - **Shutdown**: when `shutdown` resolves the listener closes, idle connections close, and
 //!   requests in flight get up to [`ServeConfig::drain_timeout`] to finish.
-//! - **Upgrades** (`GET /live`'s WebSocket): a connection that upgrades leaves hyper, and its
-//!   permit, once the upgrade is done; the live channel bounds its sockets itself
-//!   ([`crate::live`]). (hyper-util's `GracefulShutdown` cannot watch an upgradeable
+//! - **Upgrades** (`GET /live`'s WebSocket): a connection that upgrades leaves hyper once the
+//!   upgrade is done, but keeps its places — under the connection cap and under its address's
+//!   cap — for as long as the socket is open: each request carries a [`ConnectionHold`], which
+//!   the live channel takes along into the socket ([`crate::live`]), and which also tells it
+//!   when shutdown begins. (hyper-util's `GracefulShutdown` cannot watch an upgradeable
 //!   connection, so the drain counts the permits instead.)
 
 use std::collections::HashMap;
@@ -219,12 +221,21 @@ pub async fn serve(
                 }
             }
         };
+        // The connection's places, shared with an upgraded socket that outlives the connection.
+        let hold = ConnectionHold {
+            _places: Arc::new(Places {
+                _held: held,
+                _permit: permit,
+            }),
+            stopping: stopping.clone(),
+        };
         let router = router.clone();
         let trusted = trusted.clone();
         let request_timeout = config.request_timeout;
         let body_timeout = config.body_timeout;
         let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
             request.extensions_mut().insert(ConnectInfo(peer));
+            request.extensions_mut().insert(hold.clone());
             if !trusted.is_empty() {
                 let client = trusted.client(peer.ip(), request.headers());
                 request.extensions_mut().insert(ClientAddr(client));
@@ -255,8 +266,6 @@ pub async fn serve(
                     let _ = connection.await;
                 }
             }
-            drop(held);
-            drop(permit);
         });
     }
     drop(listener);
@@ -307,6 +316,37 @@ async fn whole_body(
             })
         }
         Ok(Ok(bytes)) => Ok(axum::extract::Request::from_parts(parts, Body::from(bytes))),
+    }
+}
+
+/// What every request of a connection carries (an extension): the connection's places under
+/// [`ServeConfig::max_connections`] and under its address's cap, freed when the last holder
+/// goes — the connection, or the WebSocket it upgraded to (the live channel takes it along) —
+/// and the server's shutdown signal.
+#[derive(Clone, Debug)]
+pub struct ConnectionHold {
+    _places: Arc<Places>,
+    stopping: watch::Receiver<bool>,
+}
+
+impl ConnectionHold {
+    /// Resolves once the server begins to shut down (never, if it cannot tell).
+    pub async fn shutdown(&mut self) {
+        if self.stopping.wait_for(|stop| *stop).await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// A connection's places (see [`ConnectionHold`]).
+struct Places {
+    _held: Option<Held>,
+    _permit: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl std::fmt::Debug for Places {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Places")
     }
 }
 

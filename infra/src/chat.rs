@@ -15,8 +15,12 @@
 //! `n + 1` sees `n` too.
 //!
 //! Only the newest [`KEPT_RECORDS`] records of a room are kept: an append deletes the one that
-//! falls out. Every record expires with the room (`expires_at`, a TTL on DynamoDB; the embedded
-//! store deletes a room's chat with the room).
+//! falls out. Every record carries the expiry its writer gave it (`expires_at`: a TTL on
+//! DynamoDB, which deletes it some time after; the embedded store deletes a room's chat with the
+//! room) and reads return it, so the reader can tell a record that expired but is still stored
+//! from a live one. The writer (`madang_functions::service::chat`) gives each record its room's
+//! expiry plus a short grace, never less than the record before it: a log expires from its oldest
+//! end, and a record that expired means every older one did too.
 
 use std::future::Future;
 
@@ -28,10 +32,13 @@ pub const KEPT_RECORDS: u64 = madang_core::chat::KEPT_MESSAGES;
 /// One record of a room's chat log.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredChat {
-    /// Its number in the room: 1, 2, 3, …
+    /// Its number in the room; each record's is one more than the record's before it.
     pub seq: u64,
     /// The encoded record. Opaque to the store.
     pub body: Vec<u8>,
+    /// When the store may delete it (epoch ms; DynamoDB keeps whole seconds, so a read returns
+    /// it rounded up to the second).
+    pub expires_at: madang_core::Millis,
 }
 
 /// Where chat lives. Implemented by [`crate::EmbeddedStore`] (a table in the same SQLite file)
@@ -44,13 +51,12 @@ pub trait ChatStore: Send + Sync + 'static {
     ) -> impl Future<Output = Result<Option<StoredChat>, StoreError>> + Send;
 
     /// Stores `record` at `record.seq` if that number is still free (otherwise
-    /// [`StoreError::VersionConflict`], and nothing changed), to expire at `expires_at` (epoch
-    /// ms), and deletes the record [`KEPT_RECORDS`] below it.
+    /// [`StoreError::VersionConflict`], and nothing changed), to expire at `record.expires_at`,
+    /// and deletes the record [`KEPT_RECORDS`] below it.
     fn chat_append(
         &self,
         room: &str,
         record: &StoredChat,
-        expires_at: madang_core::Millis,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
 
     /// The newest `limit` records numbered above `after` (at most [`KEPT_RECORDS`] exist),

@@ -211,13 +211,8 @@ impl<S: RoomStore> crate::chat::ChatStore for FaultyStore<S> {
         self.inner.chat_latest(room).await
     }
 
-    async fn chat_append(
-        &self,
-        room: &str,
-        record: &crate::StoredChat,
-        expires_at: Millis,
-    ) -> Result<(), StoreError> {
-        self.inner.chat_append(room, record, expires_at).await
+    async fn chat_append(&self, room: &str, record: &crate::StoredChat) -> Result<(), StoreError> {
+        self.inner.chat_append(room, record).await
     }
 
     async fn chat_after(

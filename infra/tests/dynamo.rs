@@ -446,8 +446,8 @@ on_both_emulators! {
         let id = fresh_id("chat-layout");
         store.create(&sample(&id, 1, None)).await.unwrap();
         let before = raw(&store, &id).await;
-        let record = StoredChat { seq: 1, body: b"hello".to_vec() };
-        store.chat_append(&id, &record, NOW + 1_500).await.unwrap();
+        let record = StoredChat { seq: 1, body: b"hello".to_vec(), expires_at: NOW + 1_500 };
+        store.chat_append(&id, &record).await.unwrap();
         let item = store
             .client()
             .get_item()

@@ -160,8 +160,9 @@ async fn chat_goes_with_its_room() {
     let record = StoredChat {
         seq: 1,
         body: b"hi".to_vec(),
+        expires_at: 1_000,
     };
-    store.chat_append(&gone, &record, 1_000).await.unwrap();
+    store.chat_append(&gone, &record).await.unwrap();
     assert_eq!(
         store.chat_after(&gone, 0, 10).await.unwrap(),
         vec![record.clone()]
@@ -171,7 +172,7 @@ async fn chat_goes_with_its_room() {
     assert_eq!(store.chat_latest(&gone).await.unwrap(), None);
     // No chat for a room that is not there: nothing stray outlives the purge.
     assert!(matches!(
-        store.chat_append(&gone, &record, 1_000).await,
+        store.chat_append(&gone, &record).await,
         Err(StoreError::NotFound)
     ));
 }

@@ -3,7 +3,8 @@
 
 use madang_infra::{ChatStore, RoomStore};
 use madang_tests::chat::{
-    check_chat_expires_with_the_room, check_chat_never_moves_the_version_under_pinned_actions,
+    check_chat_expires_with_its_room_plus_a_grace, check_chat_expires_with_the_room,
+    check_chat_never_moves_the_version_under_pinned_actions, check_mutes_go_with_their_members,
     check_no_viewer_receives_a_message_outside_their_rights, check_team_chat_needs_a_team,
     check_the_poll, check_the_refusals, check_the_visibility_matrix,
 };
@@ -49,4 +50,16 @@ async fn chat_expires_with_its_room_and_is_deleted_with_it() {
     store.purge_expired(u64::MAX / 4).unwrap();
     assert!(store.load(&room, 0).await.is_err());
     assert!(store.chat_after(&room, 0, 100).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn mutes_go_with_their_members_however_long_a_host_loops() {
+    check_mutes_go_with_their_members(&spawn_app().await).await;
+}
+
+#[tokio::test]
+async fn chat_expires_with_its_room_plus_a_grace_and_its_numbers_only_grow() {
+    let app = spawn_app().await;
+    let store = app.embedded.clone().unwrap();
+    check_chat_expires_with_its_room_plus_a_grace(&app, &*store).await;
 }

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use madang_tests::chat::{
-    check_chat_expires_with_the_room, check_chat_never_moves_the_version_under_pinned_actions,
+    check_chat_expires_with_its_room_plus_a_grace, check_chat_expires_with_the_room,
+    check_chat_never_moves_the_version_under_pinned_actions, check_mutes_go_with_their_members,
     check_no_viewer_receives_a_message_outside_their_rights, check_team_chat_needs_a_team,
     check_the_poll, check_the_refusals, check_the_visibility_matrix,
 };
@@ -49,6 +50,18 @@ async fn the_poll_has_an_etag_and_304_on_dynamodb() {
 #[tokio::test]
 async fn chat_expires_with_its_room_on_dynamodb() {
     check_chat_expires_with_the_room(&app("chat-expiry").await).await;
+}
+
+#[tokio::test]
+async fn mutes_go_with_their_members_on_dynamodb() {
+    check_mutes_go_with_their_members(&app("chat-mutes").await).await;
+}
+
+#[tokio::test]
+async fn chat_expires_with_its_room_plus_a_grace_on_dynamodb() {
+    let store = dynalite_store("chat-grace").await;
+    let app = spawn_app_on(Arc::new(store.clone())).await;
+    check_chat_expires_with_its_room_plus_a_grace(&app, &store).await;
 }
 
 /// What chat costs on DynamoDB, measured on dynalite's meter through the real router: the units

@@ -111,3 +111,9 @@ async fn a_team_message_reaches_the_teammates_connection_and_not_the_other_teams
     let stack = live_stack("live-chat").await;
     madang_tests::live_chat::check_a_team_message_reaches_the_teammate_only(&stack.app).await;
 }
+
+#[tokio::test]
+async fn players_who_leave_a_running_or_finished_game_hear_no_more_chat_through_api_gateway() {
+    let stack = live_stack("live-leave").await;
+    madang_tests::live_chat::check_players_who_leave_a_game_hear_no_more_chat(&stack.app).await;
+}

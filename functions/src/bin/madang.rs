@@ -17,6 +17,9 @@
 //!   `liveUrl` names it, and the page's CSP allows its origin. Unset: `ws://{Host}/live`.
 //! - Limits (`MADANG_LIMIT_*`, `MADANG_MAX_CONNECTIONS`, `MADANG_HEADER_TIMEOUT_MS`): see the
 //!   README's configuration table; the defaults are safe for a public server.
+//! - `MADANG_ALLOWED_ORIGINS`: pages of other origins (comma-separated) that may open the live
+//!   channel `GET /live`; the server's own origin always may (`MADANG_LIVE_SEND_TIMEOUT_MS`:
+//!   how long a socket waits for its client to take a frame, 10 s).
 //!
 //! SIGTERM and Ctrl-C shut down gracefully: the listener closes and requests in flight finish.
 
@@ -59,7 +62,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let origin = OriginSecret::from_env()?;
     // Computer players search on this many blocking threads at once, never on the runtime.
     let bot_threads = LocalThinker::<EmbeddedStore>::threads_from_env()?;
-    let live = Live::default().with_url(LiveUrl::from_env()?);
+    // Which pages may open `GET /live` (MADANG_ALLOWED_ORIGINS), its send timeout, and the
+    // `liveUrl` views name (MADANG_LIVE_URL).
+    let live = Live::from_env()?.with_url(LiveUrl::from_env()?);
     match std::env::var("MADANG_STORE").as_deref() {
         Ok("dynamodb") => {
             let table = std::env::var("MADANG_TABLE").unwrap_or_else(|_| "madang-rooms".into());

@@ -2,35 +2,52 @@
 //! in-process notifier ([`RoomStore::notifier`]), which every save wakes — a request's, a
 //! read's catch-up, the sweeper's — because they all go through the one save path.
 //!
-//! Bounds, each met with `RATE_LIMITED` or a close: [`super::MAX_FRAME_BYTES`] per frame (a
-//! larger one closes the socket), [`super::FRAME_BURST`] frames then
-//! [`super::FRAMES_PER_SECOND`], [`super::HELLOS_PER_CONNECTION`] hellos,
-//! [`super::CONNECTIONS_PER_ROOM`] sockets per room, a process-wide socket cap
-//! ([`super::Live::new`]); a first hello within [`HELLO_WITHIN`]; like API Gateway, a socket
-//! closes after [`IDLE`] without a frame from the client and after [`LIFETIME`] in all. A socket
-//! never outlives its room: the room is looked at every [`ROOM_CHECK_EVERY`] and on every
-//! change, and once it is gone the socket gets `ROOM_NOT_FOUND` and closes.
+//! Bounds, each met with `RATE_LIMITED` or a close:
+//! - per socket: [`super::MAX_FRAME_BYTES`] per frame (a larger one closes the socket),
+//!   [`super::FRAME_BURST`] frames then [`super::FRAMES_PER_SECOND`],
+//!   [`super::HELLOS_PER_CONNECTION`] hellos; a first hello within [`HELLO_WITHIN`]; like API
+//!   Gateway, a close after [`IDLE`] without a frame from the client and after [`LIFETIME`] in
+//!   all; and a client that does not take a frame within [`super::Live::send_timeout`] is
+//!   dropped. Those timers run on while the server waits to send: no send waits past them.
+//! - per client and per process: a socket keeps the places its HTTP connection held — under the
+//!   serve loop's connection cap (the descriptor budget) and under its address's cap
+//!   ([`crate::serve::ConnectionHold`]) — for as long as it is open; and the process-wide
+//!   socket cap ([`super::Live::new`]).
+//! - per room: [`super::CONNECTIONS_PER_ROOM`] sockets, of which at most
+//!   [`super::SPECTATORS_PER_ROOM`] spectators (players always have the rest).
+//! - per page: a browser's handshake from an origin other than the server's own (or one the
+//!   operator names, [`super::AllowedOrigins`]) is refused 403 `ORIGIN_NOT_ALLOWED`.
+//!
+//! A socket never outlives its room: the room is looked at every [`ROOM_CHECK_EVERY`] and on
+//! every change, and once it is gone the socket gets `ROOM_NOT_FOUND` and closes. It closes
+//! (`1001`) when the server shuts down.
 //!
 //! Chat ([`super::chat`]): a post wakes the room's sockets through the live state's chat wake;
 //! each woken socket reads the log past the last record it passed on (the embedded store's
 //! SQLite, no network) and sends `{"type":"chat","message":M}` for each message its viewer may
 //! receive on the room as it is now. A socket passes on only what is posted after its hello.
+//! The post committed before it woke the socket, so the read has it; a socket that cannot read
+//! what it was woken for (the store failed) never skips it silently: it closes (`UNAVAILABLE`),
+//! and its client reconnects and catches up with `GET /rooms/{id}/chat`.
 
 use std::time::Duration;
 
+use axum::Extension;
 use axum::extract::State;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use madang_core::PlayerId;
 use madang_infra::notify::Subscription;
 use madang_infra::{RoomStore, StoreError, Tell};
-use tokio::time::{Instant, sleep_until};
+use tokio::time::{Instant, sleep_until, timeout_at};
 
 use super::{
     ClientFrame, FrameBudget, LiveError, MAX_FRAME_BYTES, RoomSlot, ServerFrame, ViewUrl, admit,
 };
 use crate::app::App;
 use crate::error::ApiError;
+use crate::serve::ConnectionHold;
 use crate::service::Loaded;
 use crate::service::chat::{live_may_receive, log_after, message_json};
 
@@ -42,24 +59,40 @@ pub const IDLE: Duration = Duration::from_secs(10 * 60);
 pub const LIFETIME: Duration = Duration::from_secs(2 * 60 * 60);
 /// How often a watched room is looked at for expiry (a read of the store's cache).
 pub const ROOM_CHECK_EVERY: Duration = Duration::from_secs(2);
-/// Reads of the chat log a woken socket makes, 2 ms apart, until the record it was woken for
-/// shows (a guard; see `send_chat`).
-const STALE_READS: u32 = 25;
+
+/// The refusal of a handshake from a page of another origin.
+const ORIGIN_NOT_ALLOWED: ApiError = ApiError::Http {
+    status: StatusCode::FORBIDDEN,
+    code: "ORIGIN_NOT_ALLOWED",
+    detail: "이 페이지에서는 실시간 연결을 열 수 없어요.",
+};
 
 /// `GET /live`: upgrades to the live channel when this process's store announces its saves;
 /// otherwise (the local server on DynamoDB) there is no such route, and `liveUrl` is `null`.
+/// A browser page of another origin than the server's own or the operator's list is refused
+/// 403 `ORIGIN_NOT_ALLOWED` before the upgrade.
 pub async fn socket<S: RoomStore>(
     State(app): State<App<S>>,
     live: ViewUrl,
+    hold: Option<Extension<ConnectionHold>>,
+    headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     if app.store.notifier().is_none() {
         return ApiError::Http {
-            status: axum::http::StatusCode::NOT_FOUND,
+            status: StatusCode::NOT_FOUND,
             code: "NO_SUCH_ROUTE",
             detail: "그런 주소는 없어요.",
         }
         .into_response();
+    }
+    let text = |name| headers.get(name).and_then(|v| v.to_str().ok());
+    if !app
+        .live
+        .origins
+        .allows(text(header::ORIGIN), text(header::HOST))
+    {
+        return ORIGIN_NOT_ALLOWED.into_response();
     }
     let Some(slot) = app.live.socket_slot() else {
         return ApiError::RateLimited {
@@ -71,7 +104,9 @@ pub async fn socket<S: RoomStore>(
         .max_message_size(MAX_FRAME_BYTES)
         .max_frame_size(MAX_FRAME_BYTES)
         .on_upgrade(move |socket| async move {
-            run(&app, &live, socket).await;
+            // The connection's places go along with the socket (`ConnectionHold`).
+            let hold = hold.map(|Extension(hold)| hold);
+            run(&app, &live, socket, hold).await;
             drop(slot);
         })
 }
@@ -105,13 +140,48 @@ enum End {
     Refuse(LiveError),
     /// Close without a word (the client went, or a limit of time).
     Close(u16),
+    /// Drop the connection without another frame: the client did not take the last one in time.
+    Drop,
 }
 
-async fn run<S: RoomStore>(app: &App<S>, live: &ViewUrl, mut socket: WebSocket) {
-    let end = serve_socket(app, live, &mut socket).await;
+/// One socket and the deadline none of its sends may pass.
+struct Sender<'s> {
+    socket: &'s mut WebSocket,
+    send_timeout: Duration,
+    /// The socket's own deadline now (idle, lifetime, first hello): a send never outlasts it.
+    until: Instant,
+}
+
+impl Sender<'_> {
+    /// Sends `text`; `Err` when the client did not take it within the send timeout or the
+    /// socket's own deadline ([`End::Drop`]), or is gone ([`End::Close`]).
+    async fn send(&mut self, text: String) -> Result<(), End> {
+        let until = self.until.min(Instant::now() + self.send_timeout);
+        match timeout_at(until, self.socket.send(Message::Text(text.into()))).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(_)) => Err(End::Close(close_code::NORMAL)),
+            Err(_) => Err(End::Drop),
+        }
+    }
+}
+
+async fn run<S: RoomStore>(
+    app: &App<S>,
+    live: &ViewUrl,
+    mut socket: WebSocket,
+    hold: Option<ConnectionHold>,
+) {
+    let end = serve_socket(app, live, &mut socket, hold).await;
     let (code, reason) = match end {
+        End::Drop => return,
         End::Refuse(error) => {
-            let _ = socket.send(Message::Text(error.frame().into())).await;
+            let frame = Message::Text(error.frame().into());
+            if timeout_at(Instant::now() + app.live.send_timeout, socket.send(frame))
+                .await
+                .is_err()
+            {
+                return;
+            }
             let code = match error {
                 LiveError::BadMessage => close_code::PROTOCOL,
                 LiveError::Unavailable => close_code::AGAIN,
@@ -121,15 +191,19 @@ async fn run<S: RoomStore>(app: &App<S>, live: &ViewUrl, mut socket: WebSocket) 
         }
         End::Close(code) => (code, ""),
     };
-    let _ = socket
-        .send(Message::Close(Some(CloseFrame {
-            code,
-            reason: reason.into(),
-        })))
-        .await;
+    let close = Message::Close(Some(CloseFrame {
+        code,
+        reason: reason.into(),
+    }));
+    let _ = timeout_at(Instant::now() + app.live.send_timeout, socket.send(close)).await;
 }
 
-async fn serve_socket<S: RoomStore>(app: &App<S>, live: &ViewUrl, socket: &mut WebSocket) -> End {
+async fn serve_socket<S: RoomStore>(
+    app: &App<S>,
+    live: &ViewUrl,
+    socket: &mut WebSocket,
+    mut hold: Option<ConnectionHold>,
+) -> End {
     let Some(notifier) = app.store.notifier() else {
         return End::Close(close_code::POLICY);
     };
@@ -145,6 +219,12 @@ async fn serve_socket<S: RoomStore>(app: &App<S>, live: &ViewUrl, socket: &mut W
             heard + HELLO_WITHIN
         };
         let watching = watch.is_some();
+        let shutdown = async {
+            match hold.as_mut() {
+                Some(hold) => hold.shutdown().await,
+                None => std::future::pending().await,
+            }
+        };
         let changed = async {
             match watch.as_mut() {
                 Some(w) => tokio::select! {
@@ -162,22 +242,27 @@ async fn serve_socket<S: RoomStore>(app: &App<S>, live: &ViewUrl, socket: &mut W
             biased;
             woken = changed => {
                 let Some(w) = watch.as_mut() else { continue };
-                match woken {
+                let mut out = Sender { socket: &mut *socket, send_timeout: app.live.send_timeout, until: quiet_until };
+                let sent = match woken {
                     Woken::Version(false) => return End::Close(close_code::AWAY),
                     Woken::Version(true) => {
                         let version = w.subscription.latest();
-                        if version > w.sent && !send_version(app, live, socket, w, version).await {
-                            return End::Close(close_code::NORMAL);
+                        if version > w.sent {
+                            send_version(app, live, &mut out, w, version).await
+                        } else {
+                            Ok(())
                         }
                     }
                     Woken::Chat => {
                         let posted = w.chat.latest();
-                        if let Err(end) = send_chat(app, socket, w, posted).await {
-                            return end;
-                        }
+                        send_chat(app, &mut out, w, posted).await
                     }
+                };
+                if let Err(end) = sent {
+                    return end;
                 }
             }
+            () = shutdown => return End::Close(close_code::AWAY),
             frame = socket.recv() => {
                 let text = match frame {
                     Some(Ok(Message::Text(text))) => text,
@@ -199,10 +284,16 @@ async fn serve_socket<S: RoomStore>(app: &App<S>, live: &ViewUrl, socket: &mut W
                 if let Err(e) = budget.frame() {
                     return End::Refuse(e);
                 }
+                let until = if watching {
+                    (heard + IDLE).min(opened + LIFETIME)
+                } else {
+                    heard + HELLO_WITHIN
+                };
+                let mut out = Sender { socket: &mut *socket, send_timeout: app.live.send_timeout, until };
                 match ClientFrame::parse(&text) {
                     Ok(ClientFrame::Ping) => {
-                        if socket.send(Message::Text(ServerFrame::Pong.text().into())).await.is_err() {
-                            return End::Close(close_code::NORMAL);
+                        if let Err(end) = out.send(ServerFrame::Pong.text()).await {
+                            return end;
                         }
                     }
                     Ok(ClientFrame::Hello { room_id, token, since }) => {
@@ -224,12 +315,18 @@ async fn serve_socket<S: RoomStore>(app: &App<S>, live: &ViewUrl, socket: &mut W
                             Ok(latest) => latest.map_or(0, |c| c.seq),
                             Err(_) => return End::Refuse(LiveError::Unavailable),
                         };
+                        // The same place when the room and the role stay; else the old place
+                        // goes first, and the new one is taken by the role's bound.
+                        let spectator = admitted.player.is_none();
                         let slot = match watch.take() {
-                            Some(w) if same_room => w._slot,
-                            _ => match app.live.room_slot(&room_id) {
-                                Ok(slot) => slot,
-                                Err(e) => return End::Refuse(e),
-                            },
+                            Some(w) if same_room && w._slot.spectator == spectator => w._slot,
+                            old => {
+                                drop(old);
+                                match app.live.room_slot(&room_id, spectator) {
+                                    Ok(slot) => slot,
+                                    Err(e) => return End::Refuse(e),
+                                }
+                            }
                         };
                         let version = admitted.version.max(subscription.latest());
                         let mut w = Watch {
@@ -241,8 +338,10 @@ async fn serve_socket<S: RoomStore>(app: &App<S>, live: &ViewUrl, socket: &mut W
                             chat_read,
                             _slot: slot,
                         };
-                        if version > since && !send_version(app, live, socket, &mut w, version).await {
-                            return End::Close(close_code::NORMAL);
+                        if version > since
+                            && let Err(end) = send_version(app, live, &mut out, &mut w, version).await
+                        {
+                            return end;
                         }
                         watch = Some(w);
                         check = Instant::now() + ROOM_CHECK_EVERY;
@@ -268,14 +367,14 @@ async fn serve_socket<S: RoomStore>(app: &App<S>, live: &ViewUrl, socket: &mut W
 /// Sends `version` (once; versions only go up) with the socket's viewer's own room view, as
 /// the AWS announcer does (`aws::version_frame`: the view read from the embedded store as it
 /// is now, so its version may be newer; the version alone when the read fails or the frame
-/// would pass one message unit); `false` if the socket is gone.
+/// would pass one message unit); `Err` if the socket is gone or did not take it in time.
 async fn send_version<S: RoomStore>(
     app: &App<S>,
     live: &ViewUrl,
-    socket: &mut WebSocket,
+    out: &mut Sender<'_>,
     watch: &mut Watch<'_>,
     version: u64,
-) -> bool {
+) -> Result<(), End> {
     let now = app.clock.now();
     let (version, tell) = match app.store.peek(&watch.room, now).await {
         Ok(stored) if stored.version >= version => {
@@ -299,44 +398,43 @@ async fn send_version<S: RoomStore>(
     watch.sent = version;
     let frame = super::aws::version_frame(live, version, tell)
         .unwrap_or_else(|| ServerFrame::version(version));
-    socket.send(Message::Text(frame.into())).await.is_ok()
+    out.send(frame).await
 }
 
 /// Sends the chat messages posted since the last records passed on that the socket's viewer
-/// may receive, on the room as it is now (a member kicked or gone since gets none). A failed
-/// read sends nothing now and is retried at the next post (delivery is a hint; the poll
-/// converges).
+/// may receive, on the room as it is now (a member kicked or gone since gets none). `posted` is
+/// the record the socket was woken for: the post committed before it woke the socket, so one
+/// read has it. A read that fails — or, which never happens, that comes back without it — ends
+/// the socket with `UNAVAILABLE` rather than pass a message over in silence: the client
+/// reconnects and catches up by the poll (delivery is a hint, never the source of truth).
 async fn send_chat<S: RoomStore>(
     app: &App<S>,
-    socket: &mut WebSocket,
+    out: &mut Sender<'_>,
     watch: &mut Watch<'_>,
     posted: u64,
 ) -> Result<(), End> {
     let room = match app.store.peek(&watch.room, app.clock.now()).await {
         Ok(stored) => match Loaded::from_stored(stored) {
             Ok(loaded) => loaded.room,
-            Err(_) => return Ok(()),
+            Err(_) => return Err(End::Refuse(LiveError::Unavailable)),
         },
         Err(StoreError::NotFound) => return Err(End::Refuse(LiveError::RoomNotFound)),
-        Err(_) => return Ok(()),
+        Err(_) => return Err(End::Refuse(LiveError::Unavailable)),
     };
-    // The post committed before it woke us, so the record should be in at the first read. A
-    // chat proptest once saw it missing; it was never reproduced since (not at the store, in
-    // 38,009 reads right after appends, nor by the socket tests with a single read), and its
-    // cause is not known. So read again (briefly) until the record we were woken for is in:
-    // a message is never passed over, and this costs nothing when the first read has it.
-    let mut attempts = 0;
-    let (messages, newest) = loop {
-        let Ok((messages, newest)) = log_after(&*app.store, &watch.room, watch.chat_read).await
-        else {
-            return Ok(());
-        };
-        attempts += 1;
-        if newest >= posted || attempts >= STALE_READS {
-            break (messages, newest);
-        }
-        tokio::time::sleep(Duration::from_millis(2)).await;
+    let now = app.clock.now();
+    let Ok((messages, newest)) = log_after(&*app.store, &watch.room, watch.chat_read, now).await
+    else {
+        return Err(End::Refuse(LiveError::Unavailable));
     };
+    if newest < posted {
+        tracing::warn!(
+            room = %crate::api::ids::digest_of(&watch.room),
+            newest,
+            posted,
+            "live: the chat read missed the record it was woken for"
+        );
+        return Err(End::Refuse(LiveError::Unavailable));
+    }
     watch.chat_read = newest;
     for message in messages {
         if !live_may_receive(&room, watch.player.as_ref(), &message) {
@@ -345,10 +443,8 @@ async fn send_chat<S: RoomStore>(
         let Ok(rendered) = message_json(&message) else {
             continue;
         };
-        let frame = ServerFrame::Chat { message: &rendered }.text();
-        if socket.send(Message::Text(frame.into())).await.is_err() {
-            return Err(End::Close(close_code::NORMAL));
-        }
+        out.send(ServerFrame::Chat { message: &rendered }.text())
+            .await?;
     }
     Ok(())
 }

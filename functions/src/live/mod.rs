@@ -49,6 +49,23 @@ pub const FRAMES_PER_SECOND: u32 = 5;
 pub const FRAME_BURST: u32 = 20;
 /// Connections watching one room at once (players and spectators); more: `RATE_LIMITED`.
 pub const CONNECTIONS_PER_ROOM: usize = 32;
+/// Of a room's [`CONNECTIONS_PER_ROOM`] places, those spectators (a hello without a token) may
+/// take; one more spectator is refused `RATE_LIMITED`. The other places are the seated
+/// players' alone, so a crowd in the gallery can never keep a player off the live channel.
+pub const SPECTATORS_PER_ROOM: usize = 8;
+/// How long the server waits for a client to take one frame (locally: the socket's send; it
+/// never waits past the socket's idle or lifetime deadline either). A client that does not read
+/// is closed after it, so it cannot pin a socket, its place, or the frames queued for it.
+pub const SEND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// The environment variable naming, comma-separated, the origins other than the deployment's
+/// own whose pages may open the live channel (`*`: any). CORS reads the same list
+/// (`template.yaml`'s `AllowedOrigins`).
+pub const ALLOWED_ORIGINS_VAR: &str = "MADANG_ALLOWED_ORIGINS";
+/// The environment variable naming the deployment's own origin where the live channel is not
+/// served from it (on AWS the WebSocket API has a host of its own): `https://app.example.com`.
+pub const APP_ORIGIN_VAR: &str = "MADANG_APP_ORIGIN";
+/// The environment variable that shortens [`SEND_TIMEOUT`] (milliseconds), for tests.
+pub const SEND_TIMEOUT_VAR: &str = "MADANG_LIVE_SEND_TIMEOUT_MS";
 
 /// A frame a client sends.
 #[derive(Debug, Deserialize)]
@@ -324,15 +341,80 @@ fn web_socket_origin(url: &str) -> Option<String> {
     plain.then(|| format!("{scheme}://{}", authority.to_ascii_lowercase()))
 }
 
+/// Which pages may open the live channel, by their `Origin` (a browser sends it with every
+/// WebSocket handshake; other clients send none and are let in — the bounds on the channel are
+/// what holds them). A page of the deployment's own origin always may: locally the one whose
+/// host is the request's `Host`, on AWS the one [`APP_ORIGIN_VAR`] names. Others only when the
+/// operator names them ([`ALLOWED_ORIGINS_VAR`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AllowedOrigins {
+    /// Any origin (`*` in the list).
+    any: bool,
+    /// Exact origins (`scheme://host[:port]`, lowercase, no trailing slash).
+    origins: Vec<String>,
+}
+
+impl AllowedOrigins {
+    /// The origins in a comma-separated `list` (`*` for any); blanks are skipped.
+    pub fn parse(list: &str) -> Self {
+        let mut allowed = AllowedOrigins::default();
+        for origin in list.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+            if origin == "*" {
+                allowed.any = true;
+            } else {
+                allowed
+                    .origins
+                    .push(origin.trim_end_matches('/').to_ascii_lowercase());
+            }
+        }
+        allowed
+    }
+
+    /// [`ALLOWED_ORIGINS_VAR`] and [`APP_ORIGIN_VAR`] from the environment (neither set: only
+    /// the request's own host).
+    pub fn from_env() -> Self {
+        let mut list = std::env::var(ALLOWED_ORIGINS_VAR).unwrap_or_default();
+        if let Ok(own) = std::env::var(APP_ORIGIN_VAR) {
+            list.push(',');
+            list.push_str(&own);
+        }
+        AllowedOrigins::parse(&list)
+    }
+
+    /// Whether a handshake with this `Origin` header (`None`: none sent) may open the channel;
+    /// `host` is the request's `Host` (its own origin's authority), where the channel is served
+    /// from the app's own host.
+    pub fn allows(&self, origin: Option<&str>, host: Option<&str>) -> bool {
+        let Some(origin) = origin else {
+            return true;
+        };
+        if self.any {
+            return true;
+        }
+        let origin = origin.trim().trim_end_matches('/').to_ascii_lowercase();
+        let authority = origin.split_once("://").map(|(_, rest)| rest);
+        if let (Some(authority), Some(host)) = (authority, host)
+            && authority.eq_ignore_ascii_case(host.trim())
+        {
+            return true;
+        }
+        self.origins.contains(&origin)
+    }
+}
+
 /// The live channel's share of the app: `liveUrl` and the local sockets' counters.
 #[derive(Debug)]
 pub struct Live {
     /// What `liveUrl` says.
     pub url: LiveUrl,
+    /// Which pages may open the channel (local server: `GET /live`; AWS: `$connect`).
+    pub origins: AllowedOrigins,
+    /// How long a local socket waits for its client to take a frame ([`SEND_TIMEOUT`]).
+    pub send_timeout: std::time::Duration,
     /// Sockets open at once in this process (local server).
     total: Arc<Semaphore>,
-    /// Sockets per watched room (local server).
-    rooms: Arc<Mutex<HashMap<String, usize>>>,
+    /// Places taken per watched room (local server).
+    rooms: Arc<Mutex<HashMap<String, Places>>>,
     /// The chat wake of local sockets: a post sends the room's newest chat record number
     /// ([`chat`]). One channel per room some socket watches, gone with its last socket.
     chat: Notifier,
@@ -349,6 +431,8 @@ impl Live {
     pub fn new(url: LiveUrl, max_sockets: usize) -> Self {
         Live {
             url,
+            origins: AllowedOrigins::default(),
+            send_timeout: SEND_TIMEOUT,
             total: Arc::new(Semaphore::new(max_sockets)),
             rooms: Arc::default(),
             chat: Notifier::default(),
@@ -359,6 +443,26 @@ impl Live {
     pub fn with_url(mut self, url: LiveUrl) -> Self {
         self.url = url;
         self
+    }
+
+    /// The defaults, with the allowed origins ([`AllowedOrigins::from_env`]) and
+    /// [`SEND_TIMEOUT_VAR`] from the environment; a send timeout that does not parse is an
+    /// error.
+    pub fn from_env() -> Result<Self, String> {
+        let mut live = Live {
+            origins: AllowedOrigins::from_env(),
+            ..Live::default()
+        };
+        if let Ok(v) = std::env::var(SEND_TIMEOUT_VAR) {
+            let ms: u64 = v
+                .trim()
+                .parse()
+                .ok()
+                .filter(|ms| *ms > 0)
+                .ok_or(format!("{SEND_TIMEOUT_VAR}={v} is not a positive number"))?;
+            live.send_timeout = std::time::Duration::from_millis(ms);
+        }
+        Ok(live)
     }
 
     /// Wakes this process's sockets watching `room`: its chat log has a new record, `seq`.
@@ -376,41 +480,57 @@ impl Live {
         self.total.clone().try_acquire_owned().ok()
     }
 
-    /// A place among `room`'s watchers, if it has one left ([`CONNECTIONS_PER_ROOM`]).
-    fn room_slot(&self, room: &str) -> Result<RoomSlot, LiveError> {
+    /// A place among `room`'s watchers, if it has one left: a `spectator` only while fewer
+    /// than [`SPECTATORS_PER_ROOM`] spectators watch, and anyone only while fewer than
+    /// [`CONNECTIONS_PER_ROOM`] sockets do. So players always find the places spectators
+    /// cannot take.
+    fn room_slot(&self, room: &str, spectator: bool) -> Result<RoomSlot, LiveError> {
         let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
-        let n = rooms.entry(room.to_owned()).or_insert(0);
-        if *n >= CONNECTIONS_PER_ROOM {
+        let places = rooms.entry(room.to_owned()).or_default();
+        if places.all >= CONNECTIONS_PER_ROOM
+            || (spectator && places.spectators >= SPECTATORS_PER_ROOM)
+        {
             return Err(LiveError::RateLimited);
         }
-        *n += 1;
+        places.all += 1;
+        places.spectators += usize::from(spectator);
         Ok(RoomSlot {
             rooms: self.rooms.clone(),
             room: room.to_owned(),
+            spectator,
         })
     }
 
     /// Sockets watching `room` now (tests and metrics).
     pub fn watchers(&self, room: &str) -> usize {
         let rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
-        rooms.get(room).copied().unwrap_or(0)
+        rooms.get(room).map_or(0, |p| p.all)
     }
+}
+
+/// The places taken in one room: by everyone, and of them by spectators.
+#[derive(Debug, Default)]
+struct Places {
+    all: usize,
+    spectators: usize,
 }
 
 /// One socket's place among a room's watchers; dropping it frees the place (and the room's
 /// entry with the last one, so the map holds only watched rooms).
 #[derive(Debug)]
 struct RoomSlot {
-    rooms: Arc<Mutex<HashMap<String, usize>>>,
+    rooms: Arc<Mutex<HashMap<String, Places>>>,
     room: String,
+    spectator: bool,
 }
 
 impl Drop for RoomSlot {
     fn drop(&mut self) {
         let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(n) = rooms.get_mut(&self.room) {
-            *n -= 1;
-            if *n == 0 {
+        if let Some(places) = rooms.get_mut(&self.room) {
+            places.all -= 1;
+            places.spectators -= usize::from(self.spectator);
+            if places.all == 0 {
                 rooms.remove(&self.room);
             }
         }
@@ -496,6 +616,54 @@ mod tests {
         let none: serde_json::Value =
             serde_json::from_str(ViewUrl(None).room(&room).get()).unwrap();
         assert!(none["liveUrl"].is_null());
+    }
+
+    #[test]
+    fn a_page_may_open_the_channel_from_its_own_origin_or_a_named_one() {
+        let own_only = AllowedOrigins::parse("");
+        assert!(
+            own_only.allows(None, Some("h:1")),
+            "no Origin: not a browser"
+        );
+        assert!(own_only.allows(Some("http://h:1"), Some("h:1")));
+        assert!(own_only.allows(Some("https://H:1/"), Some("h:1")));
+        assert!(!own_only.allows(Some("http://evil.example"), Some("h:1")));
+        assert!(!own_only.allows(Some("http://h:2"), Some("h:1")));
+        assert!(!own_only.allows(Some("null"), Some("h:1")));
+        assert!(!own_only.allows(Some("http://h:1"), None));
+        let named = AllowedOrigins::parse(" https://app.example.com/ , http://localhost:5173");
+        assert!(named.allows(Some("https://app.example.com"), Some("api.example.com")));
+        assert!(named.allows(Some("http://localhost:5173"), None));
+        assert!(!named.allows(Some("https://app.example.com.evil"), None));
+        assert!(AllowedOrigins::parse("*").allows(Some("http://anyone"), None));
+    }
+
+    #[test]
+    fn spectators_never_take_the_players_places() {
+        let live = Live::default();
+        let spectators: Vec<_> = (0..SPECTATORS_PER_ROOM)
+            .map(|_| live.room_slot("r", true).unwrap())
+            .collect();
+        assert_eq!(
+            live.room_slot("r", true).unwrap_err(),
+            LiveError::RateLimited
+        );
+        let players: Vec<_> = (SPECTATORS_PER_ROOM..CONNECTIONS_PER_ROOM)
+            .map(|_| live.room_slot("r", false).unwrap())
+            .collect();
+        assert_eq!(
+            live.room_slot("r", false).unwrap_err(),
+            LiveError::RateLimited
+        );
+        assert_eq!(live.watchers("r"), CONNECTIONS_PER_ROOM);
+        drop(spectators);
+        drop(players);
+        assert_eq!(live.watchers("r"), 0);
+        assert!(
+            live.rooms.lock().unwrap().is_empty(),
+            "no entry left behind"
+        );
+        assert!(live.room_slot("other", true).is_ok());
     }
 
     #[test]

@@ -15,8 +15,9 @@
 
 use madang_core::chat::{
     Audience, ChatBody, ChatError, ChatMessage, ChatRecord, ChatText, KEPT_MESSAGES, Viewer,
+    spectator_key,
 };
-use madang_core::room::{AnyRoom, PLAYING_TTL_MS, TokenHash};
+use madang_core::room::{AnyRoom, LOBBY_TTL_MS, TokenHash};
 use madang_core::{Millis, PlayerId, with_room};
 use madang_infra::{ChatStore, RoomStore, StoreError, StoredChat};
 
@@ -27,6 +28,12 @@ use crate::error::ApiError;
 /// Appends that lost the race for a number are retried from the read this many times; past it
 /// the post is refused 503 `ROOM_BUSY` (nothing was written).
 const APPEND_ATTEMPTS: usize = 8;
+
+/// How long a room's chat may outlive the room: a record expires at the room's expiry as the
+/// post read it, plus this (DynamoDB's TTL deletes it some time after; the embedded store
+/// deletes a room's chat with the room). Reads go through the room, so nothing is served after
+/// the room is gone.
+pub const CHAT_GRACE_MS: Millis = 60 * 60 * 1000;
 
 /// What a post says, parsed at the edge.
 #[derive(Clone, Debug)]
@@ -85,30 +92,36 @@ pub fn may_receive(room: &AnyRoom, viewer: Option<&PlayerId>, message: &ChatMess
 }
 
 /// Whether a live connection of `player` (`None`: a spectator's) receives `message` in `room`
-/// as it is now: a seat's connection only while the seat is still in the room — a departed or
-/// kicked member's token no longer reads the chat (401), so their socket gets none either —
-/// and then exactly what [`may_receive`] says.
+/// as it is now: a seat's connection only while its holder is still present — seated and not
+/// gone. A member who left the lobby, was kicked, or left a running or finished game (the seat
+/// stays, marked left) no longer reads the chat with their token (401), so their socket gets
+/// none either, of the room's talk or their old team's. Then exactly what [`may_receive`] says.
+/// Every socket applies this to the room as it is when the message goes out, so rights follow
+/// the seat from one message to the next, whatever changed in between.
 pub fn live_may_receive(room: &AnyRoom, player: Option<&PlayerId>, message: &ChatMessage) -> bool {
     if let Some(player) = player
-        && with_room!(room, r => r.member(player).is_none())
+        && !with_room!(room, r => r.present_ids().any(|p| p == player))
     {
         return false;
     }
     may_receive(room, player, message)
 }
 
-/// The messages of room `id`'s log numbered above `after`, oldest first, whoever may see them,
-/// and the newest record number read (`after` when none; a mute is a record without a message,
-/// so the number can pass the last message's).
+/// The messages of room `id`'s log numbered above `after` that have not expired at `now`,
+/// oldest first, whoever may see them, and the newest record number read (`after` when none; a
+/// mute is a record without a message, so the number can pass the last message's).
 pub async fn log_after<S: ChatStore>(
     store: &S,
     id: &str,
     after: u64,
+    now: Millis,
 ) -> Result<(Vec<ChatMessage>, u64), ApiError> {
     let records = store.chat_after(id, after, KEPT_MESSAGES as usize).await?;
     let newest = records.last().map_or(after, |r| r.seq);
     let mut messages = Vec::with_capacity(records.len());
-    for stored in records {
+    // Expiries never go down along the log: what expired is a run of its oldest records (still
+    // stored until DynamoDB's TTL gets to them).
+    for stored in records.into_iter().filter(|r| r.expires_at > now) {
         let record =
             ChatRecord::decode(&stored.body).map_err(|e| ApiError::Internal(Box::new(e)))?;
         messages.extend(record.message);
@@ -122,30 +135,58 @@ pub fn message_json(message: &ChatMessage) -> Result<Box<serde_json::value::RawV
     serde_json::value::to_raw_value(&message.view()).map_err(|e| ApiError::Internal(Box::new(e)))
 }
 
-/// The newest record of a room's chat, decoded (`None`: nobody chatted yet).
-async fn latest<S: ChatStore>(store: &S, id: &str) -> Result<Option<(u64, ChatRecord)>, ApiError> {
+/// The newest record of a room's chat that has not expired at `now`, decoded, with its number
+/// and expiry (`None`: nobody chatted yet, or the whole log expired — expiries never go down
+/// along it, so the newest record expires last).
+async fn latest<S: ChatStore>(
+    store: &S,
+    id: &str,
+    now: Millis,
+) -> Result<Option<(u64, Millis, ChatRecord)>, ApiError> {
     match store.chat_latest(id).await? {
-        Some(stored) => {
+        Some(stored) if stored.expires_at > now => {
             let record =
                 ChatRecord::decode(&stored.body).map_err(|e| ApiError::Internal(Box::new(e)))?;
-            Ok(Some((stored.seq, record)))
+            Ok(Some((stored.seq, stored.expires_at, record)))
         }
-        None => Ok(None),
+        _ => Ok(None),
     }
+}
+
+/// The number before a room's first record when its log holds none alive at `now`. Numbers
+/// only ever grow, so a client's `after` never skips a new message: 0 while the room is too
+/// young for any record to have expired (each expires at least a lobby's life plus the grace
+/// after the room's creation — so the first message is 1); after that the log may have expired
+/// whole while the room lived on (it changed without chat for longer than its chat's expiry),
+/// and the numbers go on from the milliseconds the room has lived, more than it can have used
+/// (a record takes a read and a conditional write, and the rate allows a few a second).
+fn first_seq(room: &AnyRoom, now: Millis) -> u64 {
+    let created = with_room!(room, r => r.created_at);
+    let young = created.saturating_add(LOBBY_TTL_MS + CHAT_GRACE_MS);
+    if now < young { 0 } else { now - created }
 }
 
 /// Builds the next record from the newest one with `change` and appends it, starting over when
 /// another writer took the number first. Returns the new record's number. `change` refusing
-/// leaves everything as it was.
+/// leaves everything as it was. Every new record forgets the mutes and rates of members no
+/// longer present in `room` (as the request read it), and expires at the room's expiry plus
+/// [`CHAT_GRACE_MS`] — never before the record it follows.
 async fn append<S: RoomStore>(
     app: &App<S>,
     id: &str,
-    expires_at: Millis,
+    room: &AnyRoom,
     mut change: impl FnMut(u64, &mut ChatRecord) -> Result<bool, ApiError>,
 ) -> Result<u64, ApiError> {
+    let now = app.clock.now();
+    let present: Vec<PlayerId> = with_room!(room, r => r.present_ids().cloned().collect());
+    let expiry = room.expires_at().saturating_add(CHAT_GRACE_MS);
     for _ in 0..APPEND_ATTEMPTS {
-        let (seq, mut record) = latest(&*app.store, id).await?.unwrap_or_default();
+        let (seq, before, mut record) = match latest(&*app.store, id, now).await? {
+            Some(newest) => newest,
+            None => (first_seq(room, now), 0, ChatRecord::default()),
+        };
         record.message = None;
+        record.head.keep_present(|p| present.contains(p));
         let next = seq + 1;
         if !change(next, &mut record)? {
             return Ok(seq);
@@ -153,8 +194,9 @@ async fn append<S: RoomStore>(
         let stored = StoredChat {
             seq: next,
             body: record.encode(),
+            expires_at: expiry.max(before),
         };
-        match app.store.chat_append(id, &stored, expires_at).await {
+        match app.store.chat_append(id, &stored).await {
             Ok(()) => return Ok(next),
             // Someone else's record took the number: read it and build on it.
             Err(StoreError::VersionConflict { .. }) => continue,
@@ -162,14 +204,6 @@ async fn append<S: RoomStore>(
         }
     }
     Err(ApiError::Busy)
-}
-
-/// When a room's chat may go: the room's own expiry, or the longest a room can live past its
-/// last change, whichever is later — so a message never goes before its room (a room's expiry
-/// moves with every change; chat records keep the expiry they were written with). Reads go
-/// through the room, so nothing is ever served after the room is gone.
-fn chat_expiry(room: &AnyRoom, now: Millis) -> Millis {
-    room.expires_at().max(now.saturating_add(PLAYING_TTL_MS))
 }
 
 /// Posts one message for the holder of `token` (a player) or for a spectator (no token: `name`
@@ -203,7 +237,7 @@ pub async fn post<S: RoomStore>(
                 r.seats.iter().map(|m| m.name.as_str()),
             ))?
             .to_string(),
-            key: format!("~{client:016x}"),
+            key: spectator_key(client),
         },
         (None, None) => return Err(ApiError::Unauthorized),
     };
@@ -231,7 +265,7 @@ pub async fn post<S: RoomStore>(
         Sender::Spectator { name, key } => (None, name, key, true),
     };
     let mut posted = None;
-    let seq = append(app, id, chat_expiry(&room, now), |seq, record| {
+    let seq = append(app, id, &room, |seq, record| {
         if let Some(player) = &from
             && record.head.is_muted(player)
         {
@@ -275,13 +309,14 @@ pub async fn read<S: RoomStore>(
         Some(token) => Some(member(&room, token)?),
         None => None,
     };
-    let (mut messages, _) = log_after(&*app.store, id, after).await?;
+    let (mut messages, _) = log_after(&*app.store, id, after, app.clock.now()).await?;
     messages.retain(|message| may_receive(&room, viewer.as_ref(), message));
     let tag = messages.last().map_or(after, |m| m.seq);
     Ok((messages, tag))
 }
 
-/// The host mutes (`muted: true`) or unmutes a seated member. Returns who is muted now.
+/// The host mutes (`muted: true`) or unmutes a present member (seated and not gone: a mute
+/// is forgotten with its member). Returns who is muted now.
 pub async fn mute<S: RoomStore>(
     app: &App<S>,
     id: &str,
@@ -297,12 +332,12 @@ pub async fn mute<S: RoomStore>(
     if target == host {
         return Err(ChatError::CannotMuteSelf.into());
     }
-    if with_room!(&room, r => r.member(&target).is_none()) {
+    if !with_room!(&room, r => r.present_ids().any(|p| *p == target)) {
         return Err(madang_core::room::RoomError::UnknownPlayer.into());
     }
     let now = app.clock.now();
     let mut after = Vec::new();
-    append(app, id, chat_expiry(&room, now), |_, record| {
+    append(app, id, &room, |_, record| {
         let changed = record.head.set_muted(&target, muted);
         after.clone_from(&record.head.muted);
         if changed {
@@ -323,13 +358,8 @@ impl ChatStore for crate::live::aws::LiveStore {
         self.dynamo().chat_latest(room).await
     }
 
-    async fn chat_append(
-        &self,
-        room: &str,
-        record: &StoredChat,
-        expires_at: Millis,
-    ) -> Result<(), StoreError> {
-        self.dynamo().chat_append(room, record, expires_at).await
+    async fn chat_append(&self, room: &str, record: &StoredChat) -> Result<(), StoreError> {
+        self.dynamo().chat_append(room, record).await
     }
 
     async fn chat_after(

@@ -2,7 +2,8 @@
 //! room's item (its version, its units, its conditional writes stay the game's alone).
 //!
 //! Layout: hash key `r` (room id, S), range key `q` (the record's number, N); the record's bytes
-//! in `b` (B) and its expiry in `x` (N, epoch seconds, the table's TTL attribute). A record is one
+//! in `b` (B) and its expiry in `x` (N, epoch seconds rounded up, the table's TTL attribute;
+//! reads return it as milliseconds). A record is one
 //! item well under 1 KB, so:
 //!
 //! - an append is one conditional `PutItem` (`attribute_not_exists(q)`: the number is free), one
@@ -24,7 +25,6 @@ use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::{
     AttributeValue, BillingMode, KeyType, ScalarAttributeType, TimeToLiveSpecification,
 };
-use madang_core::Millis;
 
 use super::capacity::Call;
 use super::item::{Item, number, ttl_seconds};
@@ -61,7 +61,17 @@ fn record_of(item: &Item) -> Result<StoredChat, StoreError> {
         .and_then(|v| v.as_b().ok())
         .map(|b| b.as_ref().to_vec())
         .ok_or_else(|| corrupt(BODY))?;
-    Ok(StoredChat { seq, body })
+    let expires_at = item
+        .get(EXPIRES)
+        .and_then(|v| v.as_n().ok())
+        .and_then(|n| n.parse::<u64>().ok())
+        .ok_or_else(|| corrupt(EXPIRES))?
+        .saturating_mul(1000);
+    Ok(StoredChat {
+        seq,
+        body,
+        expires_at,
+    })
 }
 
 impl DynamoStore {
@@ -96,12 +106,7 @@ impl ChatStore for DynamoStore {
         Ok(self.query_chat(room, 0, 1).await?.pop())
     }
 
-    async fn chat_append(
-        &self,
-        room: &str,
-        record: &StoredChat,
-        expires_at: Millis,
-    ) -> Result<(), StoreError> {
+    async fn chat_append(&self, room: &str, record: &StoredChat) -> Result<(), StoreError> {
         let put = self
             .client
             .put_item()
@@ -109,7 +114,7 @@ impl ChatStore for DynamoStore {
             .item(ROOM, AttributeValue::S(room.to_owned()))
             .item(SEQ, number(record.seq))
             .item(BODY, AttributeValue::B(Blob::new(record.body.clone())))
-            .item(EXPIRES, number(ttl_seconds(expires_at)))
+            .item(EXPIRES, number(ttl_seconds(record.expires_at)))
             // The number is this writer's only if nobody took it first.
             .condition_expression("attribute_not_exists(q)")
             .set_return_consumed_capacity(self.capacity())

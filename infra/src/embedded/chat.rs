@@ -2,7 +2,6 @@
 //! writer connection (a chat append takes microseconds under the lock) but never touching the
 //! `rooms` table or its cache, so a message never changes a room's version.
 
-use madang_core::Millis;
 use rusqlite::{Connection, params};
 
 use super::{EmbeddedStore, int, uint, unavailable};
@@ -33,7 +32,7 @@ impl ChatStore for EmbeddedStore {
         let conn = self.conn();
         let mut rows = Self::chat_rows(
             &conn,
-            "SELECT seq, body FROM chat WHERE room = ?1 AND seq > ?2 ORDER BY seq DESC LIMIT ?3",
+            "SELECT seq, body, expires_at FROM chat WHERE room = ?1 AND seq > ?2 ORDER BY seq DESC LIMIT ?3",
             room,
             0,
             1,
@@ -41,12 +40,7 @@ impl ChatStore for EmbeddedStore {
         Ok(rows.pop())
     }
 
-    async fn chat_append(
-        &self,
-        room: &str,
-        record: &StoredChat,
-        expires_at: Millis,
-    ) -> Result<(), StoreError> {
+    async fn chat_append(&self, room: &str, record: &StoredChat) -> Result<(), StoreError> {
         let mut conn = self.conn();
         let tx = conn.transaction().map_err(unavailable)?;
         // Only for a room that exists: a stray row would outlive every purge.
@@ -57,7 +51,12 @@ impl ChatStore for EmbeddedStore {
                  ON CONFLICT (room, seq) DO NOTHING",
             )
             .and_then(|mut st| {
-                st.execute(params![room, int(record.seq), record.body, int(expires_at)])
+                st.execute(params![
+                    room,
+                    int(record.seq),
+                    record.body,
+                    int(record.expires_at)
+                ])
             })
             .map_err(unavailable)?;
         if inserted == 0 {
@@ -90,7 +89,7 @@ impl ChatStore for EmbeddedStore {
         let conn = self.reader();
         let mut rows = Self::chat_rows(
             &conn,
-            "SELECT seq, body FROM chat WHERE room = ?1 AND seq > ?2 ORDER BY seq DESC LIMIT ?3",
+            "SELECT seq, body, expires_at FROM chat WHERE room = ?1 AND seq > ?2 ORDER BY seq DESC LIMIT ?3",
             room,
             after,
             limit,
@@ -114,6 +113,7 @@ impl EmbeddedStore {
                     Ok(StoredChat {
                         seq: uint(r.get(0)?),
                         body: r.get(1)?,
+                        expires_at: uint(r.get(2)?),
                     })
                 })?
                 .collect()
