@@ -195,6 +195,8 @@ enum Step {
     OpenRead,
     /// A scheduled sweep.
     Sweep,
+    /// The chat drawer's catch-up once a hello is taken (`GET /rooms/{id}/chat?after=N`).
+    ChatCatchUp,
     /// `$connect`, `hello` (with the `ping` after it), `ping`, `$disconnect` (the `live`
     /// function).
     Connect,
@@ -789,6 +791,15 @@ impl Sim {
         self.live_events += 2;
         self.book(Step::Hello, mark, 2).await;
         self.arm(a);
+        // The web app's chat drawer catches up once the hello is taken (its pong).
+        let mark = self.mark();
+        let r = self
+            .stack
+            .app
+            .get(&format!("/rooms/{}/chat?after=0", self.room), Some(&token))
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+        self.book(Step::ChatCatchUp, mark, 0).await;
     }
 
     /// App `a`'s watch loop goes to sleep until the deadline of the room it holds.
@@ -1336,7 +1347,7 @@ async fn baduk_bot_game(hiding: Option<Hiding>) -> Figures {
     panic!("the game did not end");
 }
 
-const STEPS: [(Step, &str); 11] = [
+const STEPS: [(Step, &str); 12] = [
     (Step::Setup, "create, joins, computer players added"),
     (Step::Action, "actions (each announced)"),
     (Step::AnnouncedRead, "reads of an announced version"),
@@ -1353,6 +1364,10 @@ const STEPS: [(Step, &str); 11] = [
         "the read that opens a watch (or reopens it)",
     ),
     (Step::Sweep, "sweeps (once a minute)"),
+    (
+        Step::ChatCatchUp,
+        "the chat drawer's catch-up after each hello",
+    ),
     (Step::Connect, "`$connect`"),
     (Step::Hello, "`hello` + `ping` (`$default`)"),
     (Step::Ping, "`ping` every 9 min (`$default`)"),
