@@ -406,7 +406,7 @@ def check(t):
     # nothing else: DynamoDB rejects unused definitions), keys-only sparse index, TTL, PITR.
     table = resources.get("RoomsTable", {}).get("Properties", {})
     expect(resources.get("RoomsTable", {}).get("Type") == "AWS::DynamoDB::Table", "RoomsTable must be a table")
-    expect(table.get("BillingMode") == "PAY_PER_REQUEST", "RoomsTable must be PAY_PER_REQUEST")
+    check_table_billing(resources, parameters, expect)
     defined = {a["AttributeName"]: a["AttributeType"] for a in table.get("AttributeDefinitions", [])}
     wanted = {rust_const("ID"): "S", rust_const("SHARD"): "S", rust_const("DUE"): "N"}
     expect(defined == wanted, f"AttributeDefinitions {defined} must be {wanted}")
@@ -861,6 +861,33 @@ def check_bot_sizing(t, expect, prop):
                                    f"{at_default:.2f} s at p99, over the {goal} s goal")
 
 
+def check_table_billing(resources, parameters, expect):
+    """Issue 30: TableBilling chooses on-demand (the default) or the free tier's 25 read and 25
+    write units, shared by the rooms table, its due index and the chat table."""
+    param = parameters.get("TableBilling", {})
+    expect(param.get("Default") == "PayPerRequest" and param.get("AllowedValues") == ["PayPerRequest", "FreeTier"],
+           "TableBilling must be PayPerRequest (default) or FreeTier")
+    reads = writes = 0
+    for name in ("RoomsTable", "ChatTable"):
+        props = resources.get(name, {}).get("Properties", {})
+        mode = props.get("BillingMode")
+        expect(isinstance(mode, Tag) and mode.name == "If" and mode.value == ["FreeTierTables", "PROVISIONED",
+                                                                            "PAY_PER_REQUEST"],
+               f"{name}: BillingMode must be !If [FreeTierTables, PROVISIONED, PAY_PER_REQUEST]")
+        throughputs = [props.get("ProvisionedThroughput")]
+        throughputs += [i.get("ProvisionedThroughput") for i in props.get("GlobalSecondaryIndexes", []) or []]
+        for tp in throughputs:
+            ok = (isinstance(tp, Tag) and tp.name == "If" and len(tp.value) == 3 and tp.value[0] == "FreeTierTables"
+                  and isinstance(tp.value[1], dict)
+                  and isinstance(tp.value[2], Tag) and tp.value[2].value == "AWS::NoValue")
+            expect(ok, f"{name}: ProvisionedThroughput only with FreeTierTables")
+            if ok:
+                reads += tp.value[1].get("ReadCapacityUnits", 0)
+                writes += tp.value[1].get("WriteCapacityUnits", 0)
+    expect(reads == 25 and writes == 25,
+           f"FreeTier provisions {reads} read and {writes} write units: the free tier is 25 and 25")
+
+
 def check_operations(t, expect, is_ref):
     """Issue 23: the alarms, their topic, the optional budget, the dashboard, the tags, deletion
     protection and the JSON logs."""
@@ -1073,6 +1100,11 @@ def self_test(t):
         "no sweeper-not-running alarm": lambda x: x["Resources"].pop("SweeperNotRunningAlarm"),
         "email subscription always": lambda x: fn(x, "AlarmEmailSubscription").pop("Condition"),
         "budget always": lambda x: fn(x, "MonthlyBudget").pop("Condition"),
+        "provisioned by default": lambda x: x["Parameters"]["TableBilling"].__setitem__("Default", "FreeTier"),
+        "free tier past 25 write units": lambda x: fn(x, "ChatTable")["Properties"]["ProvisionedThroughput"].value[
+            1].__setitem__("WriteCapacityUnits", 5),
+        "chat table always on demand": lambda x: fn(x, "ChatTable")["Properties"].__setitem__(
+            "BillingMode", "PAY_PER_REQUEST"),
         "budget without the 80 % alert": lambda x: fn(x, "MonthlyBudget")["Properties"][
             "NotificationsWithSubscribers"].pop(0),
         "budget for the whole account": lambda x: fn(x, "MonthlyBudget")["Properties"]["Budget"].pop("CostFilters"),
