@@ -99,20 +99,28 @@ ALARMS = {
     "TableThrottlesAlarm": (None, {("AWS/DynamoDB", "ReadThrottleEvents", "TableName", "RoomsTable"),
                                    ("AWS/DynamoDB", "WriteThrottleEvents", "TableName", "RoomsTable")},
                             "notBreaching"),
-    # Missing data is a sweep that did not happen: breaching.
-    "SweeperLagAlarm": (None, {("Madang", "SweeperLag", "Stage", "AWS::StackName")}, "breaching"),
+    # SweeperLag is written only for a sweep more than a sweep late: no data is healthy (a
+    # sweeper that does not run is SweeperNotRunningAlarm; failed runs SweeperErrorsAlarm).
+    "SweeperLagAlarm": (None, {("Madang", "SweeperLag", "Stage", "AWS::StackName")}, "notBreaching"),
     "SweeperNotRunningAlarm": (None, {("AWS/Lambda", "Invocations", "FunctionName", "SweeperFunction")},
                                "breaching"),
     "LivePostFailuresAlarm": (None, {("Madang", "LivePostFailures", "Stage", "AWS::StackName")}, "notBreaching"),
     "EngineFailuresAlarm": (None, {("Madang", "EngineFailures", "Stage", "AWS::StackName")}, "notBreaching"),
 }
-# Metric names the dashboard must show: the code's (functions/src/metrics.rs) and the cost drivers.
-DASHBOARD_METRICS = {
-    "Requests", "ActionsApplied", "ConflictsRedone", "VersionConflicts", "RoomBusy", "IdempotentReplays",
-    "RateLimited", "StoreLoadTime", "StoreSaveTime", "SweeperLag", "LivePosts", "LiveGone",
-    "LivePostFailures", "ChatMessages", "BotMoves", "BotMoveTime", "EngineFailures",
-    "Invocations", "Duration", "ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits",
+# Metric names the dashboard must show: every metric the code writes (functions/src/metrics.rs,
+# WRITTEN), and AWS's own for requests, failures, durations and the cost drivers (issue 30).
+CODE_METRICS = {
+    "ConflictsRedone", "RoomBusy", "StoreUnavailable", "RateLimited", "SweeperLag", "LivePostFailures",
+    "EngineFailures",
 }
+AWS_METRICS = {
+    "Invocations", "Errors", "Throttles", "Duration", "Url5xxCount", "MessageCount",
+    "ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits", "ReadThrottleEvents", "WriteThrottleEvents",
+}
+DASHBOARD_METRICS = CODE_METRICS | AWS_METRICS
+# Lambda's log-level filtering (issue 30): each function's LoggingConfig takes these parameters,
+# with these defaults (no line per request; the metric lines carry the level and pass).
+LOG_LEVELS = {"ApplicationLogLevel": "WARN", "SystemLogLevel": "WARN"}
 METRICS_RS = ROOT / "functions" / "src" / "metrics.rs"
 # The edge (issue 18): the header the CloudFront viewer-request function moves a bearer token to,
 # as the Rust edge reads it.
@@ -489,7 +497,7 @@ def check(t):
     # nothing else: DynamoDB rejects unused definitions), keys-only sparse index, TTL, PITR.
     table = resources.get("RoomsTable", {}).get("Properties", {})
     expect(resources.get("RoomsTable", {}).get("Type") == "AWS::DynamoDB::Table", "RoomsTable must be a table")
-    expect(table.get("BillingMode") == "PAY_PER_REQUEST", "RoomsTable must be PAY_PER_REQUEST")
+    check_table_billing(resources, parameters, expect)
     defined = {a["AttributeName"]: a["AttributeType"] for a in table.get("AttributeDefinitions", [])}
     wanted = {rust_const("ID"): "S", rust_const("SHARD"): "S", rust_const("DUE"): "N"}
     expect(defined == wanted, f"AttributeDefinitions {defined} must be {wanted}")
@@ -1011,6 +1019,33 @@ def check_bot_sizing(t, expect, prop):
                                    f"{at_default:.2f} s at p99, over the {goal} s goal")
 
 
+def check_table_billing(resources, parameters, expect):
+    """Issue 30: TableBilling chooses on-demand (the default) or the free tier's 25 read and 25
+    write units, shared by the rooms table, its due index and the chat table."""
+    param = parameters.get("TableBilling", {})
+    expect(param.get("Default") == "PayPerRequest" and param.get("AllowedValues") == ["PayPerRequest", "FreeTier"],
+           "TableBilling must be PayPerRequest (default) or FreeTier")
+    reads = writes = 0
+    for name in ("RoomsTable", "ChatTable"):
+        props = resources.get(name, {}).get("Properties", {})
+        mode = props.get("BillingMode")
+        expect(isinstance(mode, Tag) and mode.name == "If" and mode.value == ["FreeTierTables", "PROVISIONED",
+                                                                            "PAY_PER_REQUEST"],
+               f"{name}: BillingMode must be !If [FreeTierTables, PROVISIONED, PAY_PER_REQUEST]")
+        throughputs = [props.get("ProvisionedThroughput")]
+        throughputs += [i.get("ProvisionedThroughput") for i in props.get("GlobalSecondaryIndexes", []) or []]
+        for tp in throughputs:
+            ok = (isinstance(tp, Tag) and tp.name == "If" and len(tp.value) == 3 and tp.value[0] == "FreeTierTables"
+                  and isinstance(tp.value[1], dict)
+                  and isinstance(tp.value[2], Tag) and tp.value[2].value == "AWS::NoValue")
+            expect(ok, f"{name}: ProvisionedThroughput only with FreeTierTables")
+            if ok:
+                reads += tp.value[1].get("ReadCapacityUnits", 0)
+                writes += tp.value[1].get("WriteCapacityUnits", 0)
+    expect(reads == 25 and writes == 25,
+           f"FreeTier provisions {reads} read and {writes} write units: the free tier is 25 and 25")
+
+
 def check_operations(t, expect, is_ref):
     """Issue 23: the alarms, their topic, the optional budget, the dashboard, the tags, deletion
     protection and the JSON logs."""
@@ -1047,6 +1082,12 @@ def check_operations(t, expect, is_ref):
     for fn in functions:
         logging = resources.get(fn, {}).get("Properties", {}).get("LoggingConfig", {}) or {}
         expect(logging.get("LogFormat") == "JSON", f"{fn}: LoggingConfig.LogFormat must be JSON")
+        for key in LOG_LEVELS:
+            expect(is_ref(logging.get(key), key), f"{fn}: LoggingConfig.{key} must be !Ref {key}")
+    for key, default in LOG_LEVELS.items():
+        expect(parameters.get(key, {}).get("Default") == default
+               and default in (parameters.get(key, {}).get("AllowedValues") or []),
+               f"{key} must be a parameter defaulting to {default}")
 
     # The topic, and its optional e-mail subscription.
     expect(resources.get("AlarmTopic", {}).get("Type") == "AWS::SNS::Topic", "AlarmTopic must be an SNS topic")
@@ -1091,11 +1132,12 @@ def check_operations(t, expect, is_ref):
     not_running = resources.get("SweeperNotRunningAlarm", {}).get("Properties", {})
     expect(not_running.get("ComparisonOperator") == "LessThanThreshold" and not_running.get("Threshold") == 1,
            "SweeperNotRunningAlarm: fewer than 1 invocation")
-    # The metric names the alarms and the dashboard use are the code's.
+    # The metric names the alarms and the dashboard use are the ones the code writes.
     code = METRICS_RS.read_text(encoding="utf-8")
-    for metric in ("SweeperLag", "LivePostFailures", *sorted(DASHBOARD_METRICS - {
-            "Invocations", "Duration", "ConsumedReadCapacityUnits", "ConsumedWriteCapacityUnits"})):
-        expect(f'"{metric}"' in code, f"metric {metric} is not one functions/src/metrics.rs writes")
+    written = code[code.find("pub const WRITTEN"):]
+    written = written[:written.find("];")]
+    for metric in sorted(CODE_METRICS):
+        expect(f'("{metric}",' in written, f"metric {metric} is not one functions/src/metrics.rs writes (WRITTEN)")
 
     # The budget: optional, this stack's tag, 80 % and 100 % to the topic.
     budget_param = parameters.get("MonthlyBudgetUsd", {})
@@ -1232,14 +1274,25 @@ def self_test(t):
         "throttle alarm for one function only": lambda x: x["Resources"].pop("SweeperThrottlesAlarm"),
         "5xx alarm on the wrong API": lambda x: fn(x, "HttpApi5xxAlarm")["Properties"]["Metrics"][1]["MetricStat"][
             "Metric"]["Dimensions"][0].__setitem__("Value", Tag("Ref", "ApiFunction")),
-        "sweeper lag missing data not breaching": lambda x: fn(x, "SweeperLagAlarm")["Properties"].__setitem__(
-            "TreatMissingData", "notBreaching"),
+        "sweeper lag alarm breaching while healthy": lambda x: fn(x, "SweeperLagAlarm")["Properties"].__setitem__(
+            "TreatMissingData", "breaching"),
+        "a line per request at the default level": lambda x: x["Parameters"]["ApplicationLogLevel"].__setitem__(
+            "Default", "INFO"),
+        "api logs unfiltered": lambda x: fn(x, "ApiFunction")["Properties"]["LoggingConfig"].pop(
+            "ApplicationLogLevel"),
+        "Lambda's records of every invocation": lambda x: fn(x, "LiveFunction")["Properties"]["LoggingConfig"].pop(
+            "SystemLogLevel"),
         "lag alarm on a misspelt metric": lambda x: fn(x, "SweeperLagAlarm")["Properties"].__setitem__(
             "MetricName", "SweepLag"),
         "alarm to nobody": lambda x: fn(x, "TableThrottlesAlarm")["Properties"].pop("AlarmActions"),
         "no sweeper-not-running alarm": lambda x: x["Resources"].pop("SweeperNotRunningAlarm"),
         "email subscription always": lambda x: fn(x, "AlarmEmailSubscription").pop("Condition"),
         "budget always": lambda x: fn(x, "MonthlyBudget").pop("Condition"),
+        "provisioned by default": lambda x: x["Parameters"]["TableBilling"].__setitem__("Default", "FreeTier"),
+        "free tier past 25 write units": lambda x: fn(x, "ChatTable")["Properties"]["ProvisionedThroughput"].value[
+            1].__setitem__("WriteCapacityUnits", 5),
+        "chat table always on demand": lambda x: fn(x, "ChatTable")["Properties"].__setitem__(
+            "BillingMode", "PAY_PER_REQUEST"),
         "budget without the 80 % alert": lambda x: fn(x, "MonthlyBudget")["Properties"][
             "NotificationsWithSubscribers"].pop(0),
         "budget for the whole account": lambda x: fn(x, "MonthlyBudget")["Properties"]["Budget"].pop("CostFilters"),
@@ -1331,6 +1384,9 @@ def self_test(t):
         "dashboard without cost drivers": lambda x: fn(x, "Dashboard")["Properties"].__setitem__(
             "DashboardBody", Tag("Sub", fn(x, "Dashboard")["Properties"]["DashboardBody"].value.replace(
                 "ConsumedWriteCapacityUnits", "X"))),
+        "dashboard without the code's failures": lambda x: fn(x, "Dashboard")["Properties"].__setitem__(
+            "DashboardBody", Tag("Sub", fn(x, "Dashboard")["Properties"]["DashboardBody"].value.replace(
+                '"StoreUnavailable"', '"X"'))),
     }
     missed = []
     for name, breakage in breakages.items():

@@ -34,9 +34,10 @@ pub struct SweepReport {
     pub errors: usize,
 }
 
-/// Fires the overdue timeouts of at most `limit` due rooms at `now`, and writes the sweep's
-/// metrics: [`Metric::SweeperLag`] on every sweep whose query answered (a missing value is a
-/// sweep that did not happen, which the lag alarm treats as breaching).
+/// Fires the overdue timeouts of at most `limit` due rooms at `now`, and records the sweep's
+/// lag ([`Metric::SweeperLag`], written only when more than a sweep late) on every sweep whose
+/// query answered. A sweep whose query failed reports `visited: 0, errors: 1`; the Lambda
+/// binary fails that invocation, so AWS counts the missed run.
 ///
 /// A room whose next timeout is a computer player's move is handed to `thinker` (the sweeper
 /// never searches: on AWS it is the backstop for a lost invocation of the bot function).

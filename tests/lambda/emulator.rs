@@ -104,6 +104,12 @@ pub struct StackConfig {
     /// More variables of the `api` environments, as a deployment sets them (the origin secret
     /// behind a CDN); set after the others, so they may also replace one (`RUST_LOG`).
     pub api_env: Vec<(String, String)>,
+    /// More variables of every function's environments (set before `api_env`).
+    pub env: Vec<(String, String)>,
+    /// `LoggingConfig.ApplicationLogLevel`, as Lambda passes it: `AWS_LAMBDA_LOG_LEVEL` and
+    /// `AWS_LAMBDA_LOG_FORMAT=JSON` in every environment, and no `RUST_LOG`. `None`: no
+    /// log-level filtering, `RUST_LOG=info` (the functions' own default).
+    pub log_level: Option<String>,
 }
 
 impl Default for StackConfig {
@@ -115,6 +121,8 @@ impl Default for StackConfig {
             max_wait_secs: None,
             live: false,
             api_env: Vec::new(),
+            env: Vec::new(),
+            log_level: None,
         }
     }
 }
@@ -521,10 +529,19 @@ impl LambdaStack {
             .env("MADANG_STORE", "dynamodb")
             .env("MADANG_TABLE", table)
             .env("MADANG_STAGE", "emulated")
-            .env("RUST_LOG", "info")
             .stdin(Stdio::null())
             .stdout(log.try_clone().unwrap())
             .stderr(log);
+        match &config.log_level {
+            Some(level) => {
+                command
+                    .env("AWS_LAMBDA_LOG_LEVEL", level)
+                    .env("AWS_LAMBDA_LOG_FORMAT", "JSON");
+            }
+            None => {
+                command.env("RUST_LOG", "info");
+            }
+        }
         if config.dev {
             command.env("MADANG_DEV", "1");
         }
@@ -534,6 +551,7 @@ impl LambdaStack {
         if let Some(secs) = config.max_wait_secs {
             command.env("MADANG_MAX_WAIT_SECS", secs.to_string());
         }
+        command.envs(config.env.iter().map(|(k, v)| (k, v)));
         if binary_name == "api" {
             command.envs(config.api_env.iter().map(|(k, v)| (k, v)));
         }
@@ -564,6 +582,14 @@ impl LambdaStack {
             ready(),
             self.logs.display()
         );
+    }
+
+    /// The WebSocket front's URL (`ws://…/live`, the `liveUrl` the functions hand out), whatever
+    /// `MADANG_LIVE_ENDPOINT` a test gave a function ([`StackConfig::live`]; `None` without it).
+    pub fn live_url(&self) -> Option<String> {
+        self.live
+            .as_ref()
+            .map(|f| f.endpoint().replacen("http://", "ws://", 1))
     }
 
     /// Live connections open at the WebSocket front now.
@@ -698,8 +724,20 @@ impl LambdaStack {
     }
 
     /// One scheduled run of the sweeper, as EventBridge Scheduler invokes it; returns its answer
-    /// (the sweep report).
+    /// (the sweep report). Panics if the run failed ([`LambdaStack::sweep_answer`] does not).
     pub async fn sweep(&self) -> Value {
+        match self.sweep_answer().await {
+            Some(Answer::Response(body)) => serde_json::from_slice(&body).unwrap(),
+            other => panic!(
+                "the sweeper failed: {other:?}; logs in {}",
+                self.logs.display()
+            ),
+        }
+    }
+
+    /// One scheduled run of the sweeper; its answer as the runtime posted it (`None`: none
+    /// within the sweeper's timeout).
+    pub async fn sweep_answer(&self) -> Option<Answer> {
         let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
         let event = json!({
             "version": "0",
@@ -712,13 +750,7 @@ impl LambdaStack {
             "resources": [format!("arn:aws:scheduler:{REGION}:{ACCOUNT}:schedule/default/madang-sweeper")],
             "detail": {},
         });
-        match self.sweeper.invoke(&event, SWEEPER_TIMEOUT).await {
-            Some(Answer::Response(body)) => serde_json::from_slice(&body).unwrap(),
-            other => panic!(
-                "the sweeper failed: {other:?}; logs in {}",
-                self.logs.display()
-            ),
-        }
+        self.sweeper.invoke(&event, SWEEPER_TIMEOUT).await
     }
 }
 

@@ -103,16 +103,31 @@ async fn a_whole_nine_by_nine_baduk_game_is_played_through_a_function_url() {
     check_a_whole_nine_by_nine_baduk_game(&stack.app).await;
 }
 
+/// The bots' moves are the bot function's: the `api` function invokes it asynchronously from
+/// the saves that made a move due, never more often than there are moves (one search per move at
+/// most, however many read).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_four_seat_yut_game_with_three_bots_is_played_to_its_end_through_lambda() {
     let stack = stack("l-yut-bots", StackConfig::default()).await;
-    madang_tests::bots::check_a_four_seat_yut_game_with_three_bots(&stack.app).await;
+    let moves = madang_tests::bots::check_a_four_seat_yut_game_with_three_bots(&stack.app).await;
+    stack.bots_done().await;
+    let invocations = stack.bot_invocations();
+    assert!(
+        (1..=moves).contains(&invocations),
+        "{invocations} invocations, {moves} moves"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_nine_line_baduk_game_against_the_bot_ends_in_an_agreed_score_through_lambda() {
     let stack = stack("l-baduk-bot", StackConfig::default()).await;
-    madang_tests::bots::check_a_nine_line_baduk_game_against_the_bot(&stack.app).await;
+    let moves = madang_tests::bots::check_a_nine_line_baduk_game_against_the_bot(&stack.app).await;
+    stack.bots_done().await;
+    let invocations = stack.bot_invocations();
+    assert!(
+        (1..=moves).contains(&invocations),
+        "{invocations} invocations, {moves} moves"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

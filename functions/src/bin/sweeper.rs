@@ -42,10 +42,15 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         telemetry::set_request_id(Some(&event.context.request_id));
         async move {
             app.sync_clock().await?;
-            // Writes the sweep's metrics (SweeperLag) as it ends.
+            // Writes the sweep's metrics (SweeperLag, when late) as it ends.
             let report: SweepReport =
                 sweep(&*app.store, &*app.thinker, app.clock.now(), ROOMS_PER_RUN).await;
             tracing::info!(?report, "sweep done");
+            // A run whose due-room query failed swept nothing: a missed run. It fails the
+            // invocation, so AWS counts it (`Errors`, SweeperErrorsAlarm) with no metric of ours.
+            if report.visited == 0 && report.errors > 0 {
+                return Err("the due-room query failed: nothing was swept".into());
+            }
             Ok::<_, lambda_runtime::Error>(report)
         }
     }))
