@@ -137,6 +137,26 @@ impl Live {
         }
     }
 
+    /// Connects from another loopback address (`127.0.0.2` and on): another client, as far as
+    /// the server (or the emulated API Gateway) can tell.
+    pub async fn connect_as(url: &str, ip: &str) -> Result<Live, u16> {
+        let authority = url
+            .strip_prefix("ws://")
+            .and_then(|rest| rest.split('/').next())
+            .unwrap();
+        let addr: std::net::SocketAddr = authority.parse().unwrap();
+        let tcp = tokio::net::TcpSocket::new_v4().unwrap();
+        tcp.bind(format!("{ip}:0").parse().unwrap()).unwrap();
+        let stream = tcp.connect(addr).await.unwrap();
+        match tokio_tungstenite::client_async(url, MaybeTlsStream::Plain(stream)).await {
+            Ok((socket, _)) => Ok(Live::wrap(socket)),
+            Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+                Err(response.status().as_u16())
+            }
+            Err(e) => panic!("the handshake failed otherwise: {e}"),
+        }
+    }
+
     /// Connects through a socket with a tiny receive buffer: a client that, as long as the test
     /// does not read, takes almost nothing the server sends.
     pub async fn connect_slow_reader(url: &str) -> Live {

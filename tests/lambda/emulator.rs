@@ -110,6 +110,8 @@ pub struct StackConfig {
     /// `AWS_LAMBDA_LOG_FORMAT=JSON` in every environment, and no `RUST_LOG`. `None`: no
     /// log-level filtering, `RUST_LOG=info` (the functions' own default).
     pub log_level: Option<String>,
+    /// More variables of the `live` environment (the origins its pages may come from).
+    pub live_env: Vec<(String, String)>,
 }
 
 impl Default for StackConfig {
@@ -123,6 +125,7 @@ impl Default for StackConfig {
             api_env: Vec::new(),
             env: Vec::new(),
             log_level: None,
+            live_env: Vec::new(),
         }
     }
 }
@@ -554,6 +557,9 @@ impl LambdaStack {
         command.envs(config.env.iter().map(|(k, v)| (k, v)));
         if binary_name == "api" {
             command.envs(config.api_env.iter().map(|(k, v)| (k, v)));
+        }
+        if binary_name == "live" {
+            command.envs(config.live_env.iter().map(|(k, v)| (k, v)));
         }
         function.timings.lock().unwrap().push(EnvTimings::default());
         function.spawned.lock().unwrap().push(Instant::now());

@@ -117,3 +117,129 @@ async fn players_who_leave_a_running_or_finished_game_hear_no_more_chat_through_
     let stack = live_stack("live-leave").await;
     madang_tests::live_chat::check_players_who_leave_a_game_hear_no_more_chat(&stack.app).await;
 }
+
+#[tokio::test]
+async fn a_connection_that_floods_is_closed_and_spectators_take_only_their_places() {
+    use madang_infra::live_registry::{FRAMES_PER_WINDOW, MAX_SPECTATORS_PER_ROOM};
+    let stack = live_stack("live-bounds").await;
+    let app = &stack.app;
+    let (room, host) = app.create("yut", json!({}), 14).await;
+    let url = live_url(&app.room(&room, None).await);
+
+    // Frames are counted per connection, across the function's environments: a flood of pings
+    // is answered up to the bound, then RATE_LIMITED and a close. The dev clock is moved to the
+    // start of a counting window first, so the whole flood falls in one.
+    let now = app
+        .post("/dev/clock", None, json!({"advanceMs": 0}))
+        .await
+        .body["now"]
+        .as_u64()
+        .unwrap();
+    let window = madang_infra::live_registry::FRAME_WINDOW_MS;
+    app.advance_clock(window - now % window + 1).await;
+    let mut flood = Live::connect(&url).await;
+    flood.admitted(&room, None, 1).await.unwrap();
+    let mut pongs = 0;
+    for _ in 0..FRAMES_PER_WINDOW + 5 {
+        flood.send(r#"{"type":"ping"}"#).await;
+    }
+    let code = loop {
+        match flood.next().await {
+            Heard::Pong => pongs += 1,
+            Heard::Version(_) => {}
+            Heard::Error(code) => break code,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(code, "RATE_LIMITED");
+    assert_eq!(
+        pongs,
+        FRAMES_PER_WINDOW - 2,
+        "the hello and its ping counted too"
+    );
+    assert!(matches!(flood.next().await, Heard::Closed(_)));
+    stack.wait_for_disconnects(1).await;
+
+    // Spectators, each from an address of their own: a few places, and the players keep theirs.
+    let mut gallery = Vec::new();
+    for i in 0..MAX_SPECTATORS_PER_ROOM {
+        let mut w = Live::connect_as(&url, &format!("127.0.0.{}", 10 + i))
+            .await
+            .unwrap();
+        w.admitted(&room, None, 1).await.unwrap();
+        gallery.push(w);
+    }
+    let mut one_more = Live::connect_as(&url, "127.0.0.30").await.unwrap();
+    assert_eq!(
+        one_more.admitted(&room, None, 1).await,
+        Err("RATE_LIMITED".into())
+    );
+    let mut player = Live::connect_as(&url, "127.0.0.31").await.unwrap();
+    player.admitted(&room, Some(&host.token), 1).await.unwrap();
+    assert_eq!(
+        stack.store.live_watchers(&room).await.unwrap().len(),
+        MAX_SPECTATORS_PER_ROOM as usize + 1
+    );
+    // A spectator that goes frees its place for the next one.
+    drop(gallery.pop());
+    stack.wait_for_disconnects(3).await;
+    let mut next = Live::connect_as(&url, "127.0.0.32").await.unwrap();
+    next.admitted(&room, None, 1).await.unwrap();
+}
+
+#[tokio::test]
+async fn one_client_registers_only_a_few_connections_and_other_origins_are_refused() {
+    use madang_infra::live_registry::MAX_PER_CLIENT;
+    let stack = LambdaStack::start(
+        Arc::new(dynalite_store("live-client").await),
+        &dynalite(),
+        StackConfig {
+            api_environments: 1,
+            live: true,
+            live_env: vec![("MADANG_APP_ORIGIN".into(), "https://madang.example".into())],
+            ..StackConfig::default()
+        },
+    )
+    .await;
+    let app = &stack.app;
+    let (room, host) = app.create("yut", json!({}), 15).await;
+    let (other_room, other_host) = app.create("baduk", json!({}), 16).await;
+    let url = live_url(&app.room(&room, None).await);
+
+    // One address: its registered connections are bounded over all rooms, a player's too.
+    let mut mine = Vec::new();
+    for i in 0..MAX_PER_CLIENT {
+        let mut w = Live::connect_as(&url, "127.0.0.40").await.unwrap();
+        let (which, token) = if i % 2 == 0 {
+            (&room, &host.token)
+        } else {
+            (&other_room, &other_host.token)
+        };
+        w.admitted(which, Some(token), 1).await.unwrap();
+        mine.push(w);
+    }
+    let mut over = Live::connect_as(&url, "127.0.0.40").await.unwrap();
+    assert_eq!(
+        over.admitted(&room, Some(&host.token), 1).await,
+        Err("RATE_LIMITED".into())
+    );
+    stack.wait_for_disconnects(1).await;
+    // Another address is another client; and one that closes gives its place back.
+    let mut elsewhere = Live::connect_as(&url, "127.0.0.41").await.unwrap();
+    elsewhere.admitted(&room, None, 1).await.unwrap();
+    drop(mine.pop());
+    stack.wait_for_disconnects(2).await;
+    let mut again = Live::connect_as(&url, "127.0.0.40").await.unwrap();
+    again.admitted(&room, None, 1).await.unwrap();
+
+    // Pages of another origin cannot open the channel; the app's own can, and so can a client
+    // that is no browser.
+    assert_eq!(
+        Live::connect_from(&url, "https://evil.example").await.err(),
+        Some(403)
+    );
+    let mut own = Live::connect_from(&url, "https://madang.example")
+        .await
+        .unwrap();
+    own.admitted(&room, None, 1).await.unwrap();
+}

@@ -3,9 +3,12 @@
 //!
 //! - **Connections.** `GET /live` upgrades to a WebSocket. Each connection gets an id (as API
 //!   Gateway's, ending in `=`), and the real `live` binary gets the events API Gateway sends: a
-//!   `$connect` event first (a non-200 answer refuses the connection), a `$default` event per
-//!   text frame, in order, and a `$disconnect` event once the connection is gone — whoever
-//!   closed it. Binary frames arrive base64 with `isBase64Encoded: true`.
+//!   `$connect` event first, with the handshake's headers (a non-200 answer refuses the
+//!   connection: the client's handshake gets 403), a `$default` event per text frame, in order,
+//!   and a `$disconnect` event once the connection is gone — whoever closed it. Binary frames
+//!   arrive base64 with `isBase64Encoded: true`. Every event names the client's address
+//!   (`identity.sourceIp`), the TCP peer's as on API Gateway (tests bind clients to other
+//!   loopback addresses, 127.0.0.2 and on, to be other clients).
 //! - **`@connections`.** `POST /live/@connections/{id}` sends the body to that connection as a
 //!   text frame; `DELETE` closes it. A connection that is not (or no longer) open is answered
 //!   `410` with `x-amzn-errortype: GoneException`, which the SDK reads as `GoneException`.
@@ -21,8 +24,8 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, State};
-use axum::http::{HeaderValue, StatusCode};
+use axum::extract::{ConnectInfo, Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use base64::Engine as _;
@@ -86,6 +89,7 @@ impl WsFront {
             .route("/live", get(upgrade))
             .route("/live/@connections/{id}", any(connections))
             .with_state(self.clone());
+        let routes = routes.into_make_service_with_connect_info::<std::net::SocketAddr>();
         tokio::spawn(async move { axum::serve(listener, routes).await.unwrap() });
     }
 
@@ -111,7 +115,13 @@ impl WsFront {
         }
     }
 
-    fn event(&self, route: &str, connection: &str, body: Option<(String, bool)>) -> Value {
+    fn event(
+        &self,
+        route: &str,
+        connection: &str,
+        source_ip: &str,
+        body: Option<(String, bool)>,
+    ) -> Value {
         let now = epoch_ms();
         let event_type = match route {
             "$connect" => "CONNECT",
@@ -126,7 +136,7 @@ impl WsFront {
                 "stage": "live",
                 "connectedAt": now,
                 "requestTimeEpoch": now,
-                "identity": {"sourceIp": "127.0.0.1"},
+                "identity": {"sourceIp": source_ip},
                 "requestId": format!("req-{}", self.ids.fetch_add(1, Ordering::Relaxed)),
                 "domainName": self.addr,
                 "connectionId": connection,
@@ -152,11 +162,24 @@ impl WsFront {
     }
 }
 
-async fn upgrade(State(front): State<Arc<WsFront>>, upgrade: WebSocketUpgrade) -> Response {
+async fn upgrade(
+    State(front): State<Arc<WsFront>>,
+    ConnectInfo(peer): ConnectInfo<std::net::SocketAddr>,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Response {
     let n = front.ids.fetch_add(1, Ordering::Relaxed);
     let id = format!("C{n:010}x=");
-    // API Gateway runs $connect before it completes the handshake.
-    if !front.invoke(front.event("$connect", &id, None)).await {
+    let ip = peer.ip().to_string();
+    // API Gateway runs $connect, with the handshake's headers, before it completes the
+    // handshake.
+    let mut connect = front.event("$connect", &id, &ip, None);
+    connect["headers"] = headers
+        .iter()
+        .filter_map(|(k, v)| Some((k.as_str().to_owned(), json!(v.to_str().ok()?))))
+        .collect::<serde_json::Map<_, _>>()
+        .into();
+    if !front.invoke(connect).await {
         return StatusCode::FORBIDDEN.into_response();
     }
     let (down, mut queued) = mpsc::unbounded_channel();
@@ -174,7 +197,7 @@ async fn upgrade(State(front): State<Arc<WsFront>>, upgrade: WebSocketUpgrade) -
                         Some(Ok(Message::Close(_)) | Err(_)) | None => break,
                     };
                     // Frames of one connection reach the function in order.
-                    front.invoke(front.event("$default", &id, Some(body))).await;
+                    front.invoke(front.event("$default", &id, &ip, Some(body))).await;
                 }
                 down = queued.recv() => match down {
                     Some(Down::Text(text)) => {
@@ -191,7 +214,9 @@ async fn upgrade(State(front): State<Arc<WsFront>>, upgrade: WebSocketUpgrade) -
         }
         front.open.lock().unwrap().remove(&id);
         if !front.silent.lock().unwrap().contains(&id) {
-            front.invoke(front.event("$disconnect", &id, None)).await;
+            front
+                .invoke(front.event("$disconnect", &id, &ip, None))
+                .await;
             front.disconnects.send_modify(|n| *n += 1);
         }
     })

@@ -4,6 +4,9 @@
 //! Configuration (set by `template.yaml`):
 //! - `MADANG_TABLE`: the rooms table (connections are registered in it).
 //! - `MADANG_LIVE_ENDPOINT`: the WebSocket API's stage URL, to post to its connections.
+//! - `MADANG_APP_ORIGIN`, `MADANG_ALLOWED_ORIGINS`: the origins whose pages may open the channel
+//!   (the app's own, and the operator's comma-separated list; `*`: any). A handshake without an
+//!   `Origin` (not a browser) is always let in.
 //! - `MADANG_DEV=1` (builds with the `dev` feature only): test support (the dev clock shared
 //!   through the table). Never set by the template.
 
@@ -11,6 +14,7 @@ use std::sync::Arc;
 
 use lambda_runtime::{LambdaEvent, service_fn};
 use madang_functions::App;
+use madang_functions::live::Live;
 use madang_functions::live::aws::{self, LiveStore, WsEvent};
 use madang_functions::metrics;
 use madang_functions::telemetry::{self, LogFormat};
@@ -26,7 +30,11 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     if !store.is_live() {
         return Err(format!("{} is not set", aws::ENDPOINT_VAR).into());
     }
-    let app = App::new(Arc::new(store)).with_dev(dev);
+    // Which pages may open the channel: the app's own origin (MADANG_APP_ORIGIN) and the
+    // operator's (MADANG_ALLOWED_ORIGINS).
+    let app = App::new(Arc::new(store))
+        .with_dev(dev)
+        .with_live(Live::from_env()?);
     tracing::info!(dev, "live ready");
     lambda_runtime::run(service_fn(move |event: LambdaEvent<WsEvent>| {
         let app = app.clone();

@@ -22,14 +22,24 @@
 //!   `@connections`, and `liveUrl` is the same URL as `wss://`. Unset: no posts, no registry
 //!   reads, `liveUrl` is `null`.
 //!
-//! Per-connection bounds on AWS: [`super::MAX_FRAME_BYTES`] per frame (`BAD_MESSAGE`),
-//! [`super::HELLOS_PER_CONNECTION`] hellos and [`madang_infra::live_registry::MAX_PER_ROOM`]
-//! connections per room (`RATE_LIMITED`, counted in the table, so across Lambda environments);
-//! frames per second are bounded by the stage's route throttle (`template.yaml`), because
-//! counting them per connection would cost a write per frame. A refused connection gets its
-//! `error` frame and is closed with `DeleteConnection`. A heartbeat `ping` looks at the room:
-//! once the room is gone the connection gets `ROOM_NOT_FOUND` and is closed, so a connection
-//! outlives its room by at most one heartbeat (clients send one every 9 minutes).
+//! Bounds on AWS, counted in the table (so across Lambda environments), each met with
+//! `RATE_LIMITED` (or `BAD_MESSAGE`), the `error` frame and a close (`DeleteConnection`):
+//! - per connection: [`super::MAX_FRAME_BYTES`] per frame, [`super::HELLOS_PER_CONNECTION`]
+//!   hellos, and [`madang_infra::live_registry::FRAMES_PER_WINDOW`] frames a minute — a
+//!   connection that floods is closed (one write per frame, which also renews the
+//!   connection's TTL);
+//! - per client (source address, IPv6 per /64):
+//!   [`madang_infra::live_registry::MAX_PER_CLIENT`] registered connections;
+//! - per room: [`madang_infra::live_registry::MAX_PER_ROOM`] connections, of which at most
+//!   [`madang_infra::live_registry::MAX_SPECTATORS_PER_ROOM`] spectators';
+//! - per page: `$connect` from a browser page of another origin than the deployment's own
+//!   ([`super::APP_ORIGIN_VAR`]) or the operator's list ([`super::ALLOWED_ORIGINS_VAR`]) is
+//!   answered 403, and API Gateway refuses the handshake;
+//! - for everyone together, the stage's route throttle (`template.yaml`, docs/deploy.md).
+//!
+//! A heartbeat `ping` looks at the room: once the room is gone the connection gets
+//! `ROOM_NOT_FOUND` and is closed, so a connection outlives its room by at most one heartbeat
+//! (clients send one every 9 minutes).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -43,6 +53,7 @@ use madang_infra::live_registry::{RegisterError, Watcher};
 use madang_infra::{DynamoStore, RoomStore, StoreError, StoredRoom, Tell};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+use sha2::Digest as _;
 use tokio::task::JoinSet;
 
 use super::{
@@ -336,6 +347,9 @@ impl LiveStore {
 pub struct WsEvent {
     /// Which route and which connection.
     pub request_context: WsContext,
+    /// The handshake's headers (`$connect` only).
+    #[serde(default)]
+    pub headers: Option<HashMap<String, String>>,
     /// The frame (`$default`).
     #[serde(default)]
     pub body: Option<String>,
@@ -352,23 +366,70 @@ pub struct WsContext {
     pub route_key: String,
     /// API Gateway's id of the connection.
     pub connection_id: String,
+    /// Who is calling.
+    #[serde(default)]
+    pub identity: Option<WsIdentity>,
+}
+
+/// The caller of a [`WsEvent`].
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WsIdentity {
+    /// The client's address as API Gateway saw it.
+    #[serde(default)]
+    pub source_ip: Option<String>,
+}
+
+impl WsEvent {
+    /// A header of the handshake, whatever its case.
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .as_ref()?
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// What the per-client bound counts: a digest of the source address (IPv6 per /64), never
+    /// the address itself (the table keeps it for up to two hours).
+    fn client(&self) -> String {
+        let ip = self
+            .request_context
+            .identity
+            .as_ref()
+            .and_then(|i| i.source_ip.as_deref())
+            .and_then(|ip| ip.parse::<std::net::IpAddr>().ok());
+        let key = ip.map_or_else(
+            || "unknown".to_owned(),
+            |ip| crate::limits::client::key_of(ip).to_string(),
+        );
+        let sum = sha2::Sha256::digest(key.as_bytes());
+        sum[..8].iter().map(|b| format!("{b:02x}")).collect()
+    }
 }
 
 /// The function's answer to API Gateway.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WsAnswer {
-    /// 200: accepted.
+    /// 200: accepted; on `$connect`, anything else refuses the handshake.
     pub status_code: u16,
 }
 
 /// Handles one WebSocket event. Frames are answered by posts, not by the return value (the
-/// routes have no route responses), so every route answers 200.
+/// routes have no route responses), so every route answers 200 — but `$connect` from a page of
+/// an origin that may not open the channel, which is answered 403.
 pub async fn handle(app: &App<LiveStore>, event: WsEvent) -> WsAnswer {
     let connection = event.request_context.connection_id.as_str();
     match event.request_context.route_key.as_str() {
-        // Nothing is stored until the hello: a connection that never says one costs nothing.
-        "$connect" => {}
+        // Nothing is stored until the first frame: a connection that never sends one costs
+        // nothing but its minutes.
+        "$connect" => {
+            // The WebSocket API's own host is not the app's: only configured origins count.
+            if !app.live.origins.allows(event.header("origin"), None) {
+                return WsAnswer { status_code: 403 };
+            }
+        }
         "$disconnect" => {
             if let Err(e) = app.store.dynamo().live_forget(connection).await {
                 tracing::warn!(connection, error = %crate::error::chain(&e), "live: disconnect not recorded");
@@ -388,16 +449,17 @@ async fn frame(app: &App<LiveStore>, connection: &str, event: &WsEvent) -> Resul
     if event.is_base64_encoded || body.len() > MAX_FRAME_BYTES {
         return Err(LiveError::BadMessage);
     }
+    // Every frame is counted; a connection that floods is closed.
+    let room = app
+        .store
+        .dynamo()
+        .live_frame(connection, app.clock.now())
+        .await
+        .map_err(refusal)?;
     match ClientFrame::parse(body)? {
         ClientFrame::Ping => {
             // The heartbeat also checks that the room still exists (a connection never
             // outlives its room by more than one heartbeat).
-            let room = app
-                .store
-                .dynamo()
-                .live_room_of(connection)
-                .await
-                .map_err(|_| LiveError::Unavailable)?;
             if let Some(room) = room {
                 // A failed read is no verdict: the next heartbeat looks again.
                 if let Err(StoreError::NotFound) = app.store.peek(&room, app.clock.now()).await {
@@ -419,14 +481,12 @@ async fn frame(app: &App<LiveStore>, connection: &str, event: &WsEvent) -> Resul
                     connection,
                     &room_id,
                     player,
+                    &event.client(),
                     app.clock.now(),
                     u64::from(HELLOS_PER_CONNECTION),
                 )
                 .await
-                .map_err(|e| match e {
-                    RegisterError::Limited => LiveError::RateLimited,
-                    RegisterError::Store(_) => LiveError::Unavailable,
-                })?;
+                .map_err(refusal)?;
             // A save that landed between the check and the registration read a registry
             // without this connection: one more cheap read catches it (half a unit).
             let version = match app.store.peek(&room_id, app.clock.now()).await {
@@ -441,4 +501,15 @@ async fn frame(app: &App<LiveStore>, connection: &str, event: &WsEvent) -> Resul
         }
     }
     Ok(())
+}
+
+/// What a refused registration or frame closes the connection with; a failed store is logged.
+fn refusal(e: RegisterError) -> LiveError {
+    match e {
+        RegisterError::Limited => LiveError::RateLimited,
+        RegisterError::Store(e) => {
+            tracing::warn!(error = %crate::error::chain(&e), "live: registry not written");
+            LiveError::Unavailable
+        }
+    }
 }

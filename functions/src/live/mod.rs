@@ -47,12 +47,14 @@ pub const HELLOS_PER_CONNECTION: u32 = 16;
 pub const FRAMES_PER_SECOND: u32 = 5;
 /// See [`FRAMES_PER_SECOND`].
 pub const FRAME_BURST: u32 = 20;
-/// Connections watching one room at once (players and spectators); more: `RATE_LIMITED`.
-pub const CONNECTIONS_PER_ROOM: usize = 32;
+/// Connections watching one room at once (players and spectators); more: `RATE_LIMITED`. The
+/// same on AWS ([`madang_infra::live_registry::MAX_PER_ROOM`]).
+pub const CONNECTIONS_PER_ROOM: usize = madang_infra::live_registry::MAX_PER_ROOM as usize;
 /// Of a room's [`CONNECTIONS_PER_ROOM`] places, those spectators (a hello without a token) may
 /// take; one more spectator is refused `RATE_LIMITED`. The other places are the seated
 /// players' alone, so a crowd in the gallery can never keep a player off the live channel.
-pub const SPECTATORS_PER_ROOM: usize = 8;
+pub const SPECTATORS_PER_ROOM: usize =
+    madang_infra::live_registry::MAX_SPECTATORS_PER_ROOM as usize;
 /// How long the server waits for a client to take one frame (locally: the socket's send; it
 /// never waits past the socket's idle or lifetime deadline either). A client that does not read
 /// is closed after it, so it cannot pin a socket, its place, or the frames queued for it.
