@@ -23,8 +23,9 @@
 //! - while the socket is up it reads only 100 ms past the room's next deadline (once per
 //!   deadline: this is what fires a computer player's move, or the sweeper does), a player after
 //!   30 s without a request (to stay present), and it sends `ping` every 9 minutes;
-//! - **a phone nobody is looking at** ([`Hiding`]): each page is hidden a third of the time, in
-//!   stretches of two minutes every six (staggered from phone to phone). After 30 s hidden the
+//! - **a phone nobody is looking at** ([`Hiding`]): in games between people, each page is
+//!   hidden a third of the time, in stretches of two minutes every six (staggered from phone to
+//!   phone; a person playing computer players keeps looking). After 30 s hidden the
 //!   app closes its socket and stops (no reads, no pings); shown again it opens the room as
 //!   above (read, socket, `hello` with `since`) and is current at once. Its player's own turn
 //!   brings the page up (the turn alert; the player acts, and the page is hidden again: a new
@@ -423,6 +424,8 @@ struct App {
     last_seen: Millis,
     /// Its page is hidden, since when; and whether it closed its socket for that.
     hidden_since: Option<Millis>,
+    /// Whether the stretch schedule has it hidden (as last applied).
+    scheduled_hidden: bool,
     closed_hidden: bool,
     /// Hidden time in all (sim ms), for the share actually hidden.
     hidden_ms: Millis,
@@ -446,6 +449,7 @@ impl App {
             deadline_read: None,
             last_seen: 0,
             hidden_since: None,
+            scheduled_hidden: false,
             closed_hidden: false,
             hidden_ms: 0,
             reopened: 0,
@@ -899,8 +903,15 @@ impl Sim {
                 candidates.push((app.last_seen + KEEP_PRESENT_MS, Event::Presence(a)));
             }
             if let Some(hiding) = self.hiding {
-                let (_, change) = hiding.at(a, self.people, since);
-                candidates.push((self.started_at + change, Event::Visibility(a)));
+                // A change of the schedule another event came before (a sweep on the same
+                // minute) is due at once.
+                let (hidden, change) = hiding.at(a, self.people, since);
+                let at = if hidden == app.scheduled_hidden {
+                    self.started_at + change
+                } else {
+                    self.now()
+                };
+                candidates.push((at, Event::Visibility(a)));
             }
             if let Some(hidden) = app.hidden_since
                 && app.watching()
@@ -962,6 +973,7 @@ impl Sim {
             Event::Visibility(a) => {
                 let since = at - self.started_at;
                 let hidden = self.hiding.unwrap().at(a, self.people, since).0;
+                self.apps[a].scheduled_hidden = hidden;
                 if hidden {
                     self.hide(a, at);
                 } else {
@@ -1017,12 +1029,14 @@ impl Sim {
         // the real time the steps take does not stretch the game.
         let jitter = (self.actions * 389) % 1_000;
         let target = (self.last_action_at + self.pace + jitter - 500).max(self.now());
-        self.pass_until(target).await;
         let a = self
             .apps
             .iter()
             .position(|app| app.player.id == mover)
             .unwrap();
+        // The turn alert brings a hidden page up as the turn begins; the player thinks, acts.
+        self.bring_up(a).await;
+        self.pass_until(target).await;
         self.bring_up(a).await;
         a
     }
@@ -1775,6 +1789,45 @@ fn memory_table(month: &Month) -> String {
     out
 }
 
+/// What a page that closes its socket saves and pays, from one game between people: posts to
+/// one app a minute (always shown), and the cost of one watch opened (read, `$connect`, `hello`
+/// and `ping`, the chat's catch-up, `$disconnect`, as measured, per opening). Returns a
+/// sentence: the break-even time closed, and a two-minute absence.
+fn reopen_economics(label: &str, shown: &Figures, hidden: &Figures) -> String {
+    let per_app_minute = shown.total.posts as f64 / (shown.apps as f64 * shown.minutes);
+    let mut open = Spent::default();
+    for step in [
+        Step::OpenRead,
+        Step::ChatCatchUp,
+        Step::Connect,
+        Step::Hello,
+        Step::Disconnect,
+    ] {
+        if let Some(s) = hidden.by_step.get(&step) {
+            open.add(s);
+        }
+    }
+    let opens = (hidden.apps + hidden.reopened) as f64;
+    let cost = (open.units.read_units * P_READ
+        + (open.units.write_units + open.units.index_write_units as f64) * P_WRITE
+        + (open.api + open.live) as f64 * P_LAMBDA_REQ
+        + (open.posts + open.frames) as f64 * P_MESSAGE)
+        / opens;
+    let closed_minute = per_app_minute * P_MESSAGE + P_CONNECTION_MINUTE;
+    let away = 2.0 - HIDDEN_CLOSE_MS as f64 / 60_000.0;
+    format!(
+        "{label}: {per_app_minute:.1} posts a minute to each app; opening a watch costs ${:.2} per million ({:.1} read and {:.1} write units, {:.1} invocations, {:.1} messages): closing pays after {:.1} min closed; a two-minute absence (1.5 min closed) saves {:.0} posts and 1.5 connection-minutes, ${:.2} per million net.",
+        cost * 1e6,
+        open.units.read_units / opens,
+        (open.units.write_units + open.units.index_write_units as f64) / opens,
+        (open.api + open.live) as f64 / opens,
+        (open.posts + open.frames) as f64 / opens,
+        cost / closed_minute,
+        per_app_minute * away,
+        (away * closed_minute - cost) * 1e6,
+    )
+}
+
 /// The casual month through whole games (`scripts/cost`; minutes of real time): docs/cost.md's
 /// first table, the per-game table, api's memory, the phones hidden a third of the time against
 /// always shown, the busiest minute.
@@ -1785,9 +1838,10 @@ async fn the_casual_month_priced_through_whole_games() {
         yut_game(4, &[], u64::MAX, Some(Hiding::HIDE)),
         baduk_game(BADUK_MOVES, Some(Hiding::HIDE))
     );
+    // A person playing computer players looks at the page: nobody else's move to wait for.
     let (yut_bots, baduk_bot) = tokio::join!(
-        yut_game(1, &[1, 2, 3], u64::MAX, Some(Hiding::HIDE)),
-        baduk_bot_game(Some(Hiding::HIDE))
+        yut_game(1, &[1, 2, 3], u64::MAX, None),
+        baduk_bot_game(None)
     );
     let (yut_shown, baduk_shown) = tokio::join!(
         yut_game(4, &[], u64::MAX, None),
@@ -1862,6 +1916,13 @@ async fn the_casual_month_priced_through_whole_games() {
             )
             .unwrap();
         }
+    }
+    writeln!(out).unwrap();
+    for (label, shown, hidden) in [
+        ("윷놀이", &month.yut_shown, &month.yut),
+        ("바둑", &month.baduk_shown, &month.baduk),
+    ] {
+        writeln!(out, "- {}", reopen_economics(label, shown, hidden)).unwrap();
     }
     let (ru, wu, yut_n, baduk_n) = busiest_minute(&month);
     writeln!(

@@ -207,25 +207,32 @@ impl Alarm {
     }
 }
 
-/// The front door's 5xx-rate alarm of the chosen door, evaluated on the answers one period
-/// saw: the template's expression, `IF(requests >= 20, 100 * errors / requests, 0)`, against
-/// its threshold.
+/// The front door's 5xx-rate alarms (the Function URL's and the HTTP API's: one is deployed),
+/// evaluated on the answers one period saw: the template's expression,
+/// `IF(requests >= 20, 100 * errors / requests, 0)`, against its threshold. Whether both fire.
 fn five_xx_alarm_fires(answers: &[StatusCode]) -> bool {
-    let block = resource_block("FunctionUrl5xxAlarm");
-    assert_eq!(
-        field(&block, "Expression"),
-        Some("IF(requests >= 20, 100 * errors / requests, 0)"),
-        "the expression evaluated here"
-    );
-    let threshold: f64 = field(&block, "Threshold").unwrap().parse().unwrap();
-    let requests = answers.len() as f64;
-    let errors = answers.iter().filter(|s| s.is_server_error()).count() as f64;
-    let rate = if requests >= 20.0 {
-        100.0 * errors / requests
-    } else {
-        0.0
-    };
-    rate > threshold
+    let fired: Vec<bool> = ["FunctionUrl5xxAlarm", "HttpApi5xxAlarm"]
+        .iter()
+        .map(|name| {
+            let block = resource_block(name);
+            assert_eq!(
+                field(&block, "Expression"),
+                Some("IF(requests >= 20, 100 * errors / requests, 0)"),
+                "{name}: the expression evaluated here"
+            );
+            let threshold: f64 = field(&block, "Threshold").unwrap().parse().unwrap();
+            let requests = answers.len() as f64;
+            let errors = answers.iter().filter(|s| s.is_server_error()).count() as f64;
+            let rate = if requests >= 20.0 {
+                100.0 * errors / requests
+            } else {
+                0.0
+            };
+            rate > threshold
+        })
+        .collect();
+    assert_eq!(fired[0], fired[1], "the two doors' alarms agree");
+    fired[0]
 }
 
 /// A fault the proxy in front of dynalite injects.
