@@ -10,6 +10,11 @@
 //! - the 19×19 game's item is at least 20 times smaller than its naive encoding;
 //! - due-index write units stay at or below 0.2 per action, amortized over the whole game.
 //!
+//! Those whole games are measurements, `#[ignore]`d in the default run: `scripts/cost` runs them
+//! (`cargo test -p madang-tests --test e2e -- --ignored dynamodb::cost --nocapture`). The
+//! default run plays the first actions of the same games and asserts what must hold of every
+//! action: one read and one write unit, the item within 1 KB, no refused write.
+//!
 //! The games run through the real router over HTTP on a metered [`DynamoStore`] on dynalite,
 //! with the turn timers on (the defaults: 30 s a turn in 윷놀이, 30 s × 3 byo-yomi in 바둑), at
 //! a realistic pace on the server's dev clock: **one 윷놀이 action every 4 s, one 바둑 move every
@@ -38,7 +43,7 @@ use madang_tests::games::{random_place, yut_action};
 use madang_tests::{Player, TestApp, spawn_app_unswept};
 use serde_json::{Value, json};
 
-use crate::dynalite_store;
+use madang_infra::emulator::dynalite_store;
 
 /// One 윷놀이 action every this many ms.
 const YUT_PACE_MS: Millis = 4_000;
@@ -374,8 +379,9 @@ impl Sim {
         out
     }
 
-    /// The targets every game must meet.
-    fn assert_targets(&self) {
+    /// What every action of every game must cost: the item within 1 KB, and one unit per write
+    /// (of the actions, the players' reads and the sweeps); no refused write with one writer.
+    fn assert_per_write(&self) {
         let largest = *self.item_sizes.iter().max().unwrap();
         assert!(
             largest <= MAX_ITEM_BYTES,
@@ -395,6 +401,15 @@ impl Sim {
                 self.name
             );
         }
+        let refused = self.on_actions.conditional_failures
+            + self.on_polls.conditional_failures
+            + self.on_sweeps.conditional_failures;
+        assert_eq!(refused, 0, "{}: one writer, no race", self.name);
+    }
+
+    /// The targets a whole game must meet: every write's, and the due index's amortized cost.
+    fn assert_targets(&self) {
+        self.assert_per_write();
         let index = self.index_units_per_action();
         assert!(
             index <= MAX_INDEX_UNITS_PER_ACTION,
@@ -405,22 +420,22 @@ impl Sim {
     }
 }
 
-/// A four-player 윷놀이 game (individual, default 30 s turn timer) played to the end.
-async fn yut_game() -> Sim {
-    let mut sim = Sim::new(
-        "윷놀이, 4 players, 30 s turns, an action every 4 s",
-        "yut",
-        json!({}),
-        YUT_PACE_MS,
-    )
-    .await;
+/// A four-player 윷놀이 game (individual, default 30 s turn timer) played to the end, or
+/// stopped after `max_actions` actions.
+async fn yut_game(max_actions: u64) -> Sim {
+    let name = if max_actions == u64::MAX {
+        "윷놀이, 4 players, 30 s turns, an action every 4 s"
+    } else {
+        "윷놀이, 4 players, 30 s turns, an action every 4 s, its first actions"
+    };
+    let mut sim = Sim::new(name, "yut", json!({}), YUT_PACE_MS).await;
     for name in ["둘", "셋", "넷"] {
         sim.join(name).await;
     }
     sim.act(0, json!({"type": "start"})).await;
     for _ in 0..5_000 {
         let views = sim.poll_all().await;
-        if views[0]["status"] == "finished" {
+        if views[0]["status"] == "finished" || sim.actions >= max_actions {
             return sim;
         }
         let current = views[0]["state"]["currentPlayer"].as_str().unwrap();
@@ -432,11 +447,16 @@ async fn yut_game() -> Sim {
     panic!("the game did not end in 5,000 actions");
 }
 
-/// A 19×19 바둑 game: [`BADUK_MOVES`] stones on points drawn from a fixed sequence among the
-/// legal ones, then two passes and both players agreeing to the count.
-async fn baduk_game() -> Sim {
+/// A 19×19 바둑 game: `moves` stones on points drawn from a fixed sequence among the legal
+/// ones, then two passes and both players agreeing to the count.
+async fn baduk_game(moves: usize) -> Sim {
+    let name = if moves == BADUK_MOVES {
+        "바둑 19×19, 400 moves, byo-yomi 30 s × 3, a move every 8 s"
+    } else {
+        "바둑 19×19, its first moves, byo-yomi 30 s × 3, a move every 8 s"
+    };
     let mut sim = Sim::new(
-        "바둑 19×19, 400 moves, byo-yomi 30 s × 3, a move every 8 s",
+        name,
         "baduk",
         json!({"boardSize": 19, "colorAssignment": "hostBlack"}),
         BADUK_PACE_MS,
@@ -445,7 +465,7 @@ async fn baduk_game() -> Sim {
     sim.join("백").await;
     sim.act(0, json!({"type": "start"})).await;
     let mut draw: u64 = 0x2545_f491_4f6c_dd1d;
-    for turn in 0..BADUK_MOVES + 2 {
+    for turn in 0..moves + 2 {
         let views = sim.poll_all().await;
         let who = turn % 2;
         let mine = &views[who]["state"];
@@ -453,7 +473,7 @@ async fn baduk_game() -> Sim {
             mine["players"][mine["turn"].as_str().unwrap()],
             sim.players[who].id.as_str()
         );
-        let action = if turn < BADUK_MOVES {
+        let action = if turn < moves {
             random_place(mine, &mut draw)
         } else {
             json!({"type": "pass"})
@@ -505,7 +525,31 @@ async fn long_record() -> Sim {
     sim
 }
 
+/// The default run's share of the cost tests: the first actions of both games.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_action_of_the_first_minutes_of_both_games_costs_one_write_unit_on_dynamodb() {
+    let (yut, baduk) = tokio::join!(yut_game(40), baduk_game(30));
+    println!(
+        "\nThe first actions of both games on DynamoDB (scripts/cost for whole games):\n{}{}",
+        yut.report(),
+        baduk.report()
+    );
+    for sim in [&yut, &baduk] {
+        sim.assert_per_write();
+        // One strongly consistent read of one unit an action, whatever the action.
+        assert_eq!(
+            (sim.on_actions.reads, sim.on_actions.read_units),
+            (sim.actions, sim.actions as f64),
+            "{}: the reads of {} actions",
+            sim.name,
+            sim.actions
+        );
+        assert!(sim.sweeps > 0, "{}: the sweeper ran", sim.name);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a whole-game measurement: scripts/cost"]
 async fn the_item_of_a_19x19_game_stays_within_1_kb_through_move_400() {
     let sim = long_record().await;
     let mut table =
@@ -531,8 +575,9 @@ async fn the_item_of_a_19x19_game_stays_within_1_kb_through_move_400() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a whole-game measurement: scripts/cost"]
 async fn the_cost_of_whole_games_on_dynamodb_is_within_its_targets() {
-    let (yut, baduk) = tokio::join!(yut_game(), baduk_game());
+    let (yut, baduk) = tokio::join!(yut_game(u64::MAX), baduk_game(BADUK_MOVES));
     println!(
         "\nCost of whole games on DynamoDB (dynalite's consumed capacity, the store's own \
          index-write count):\n{}{}",
@@ -732,6 +777,7 @@ fn engine_gbs(cpu_ms: f64, mb: f64) -> f64 {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a whole-game measurement: scripts/cost"]
 async fn the_cost_of_games_against_bots_on_dynamodb() {
     // 9줄 바둑: the human (white) plays 8 s a move on points drawn from a fixed sequence for 30
     // moves, then passes; agrees to the bot's marks.

@@ -19,6 +19,10 @@
 //! Gateway HTTP API, Lambda Function URL) with the prices of `docs/cost.md`. The test asserts the
 //! goal of the recommended mode (short polls through a Function URL): at most $12 a month, and
 //! changes reaching the other players' apps within 1 s (p99, on the sim's timeline).
+//!
+//! Whole games, so a measurement: `#[ignore]`d in the default run, run by `scripts/cost`. What
+//! every poll must cost (a 304 is one cheap read) is asserted in the default run, by
+//! `lambda::reads_say_when_to_poll_again_and_a_short_poll_304_needs_only_one_cheap_read`.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -33,7 +37,7 @@ use madang_tests::{Player, TestApp, spawn_app_unswept};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::dynalite_store;
+use madang_infra::emulator::dynalite_store;
 
 const YUT_PACE_MS: Millis = 4_000;
 const BADUK_PACE_MS: Millis = 8_000;
@@ -417,6 +421,7 @@ async fn baduk_game(mode: Mode) -> Sim {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a whole-game measurement: scripts/cost"]
 async fn the_casual_month_in_each_polling_mode_and_the_recommended_one_meets_its_goal() {
     let (yut_short, baduk_short, yut_long, baduk_long) = tokio::join!(
         yut_game(Mode::Short),

@@ -12,6 +12,7 @@
 use std::sync::Arc;
 
 use madang_functions::metrics::{NAMES, NAMESPACE};
+use madang_infra::emulator::{dynalite, dynalite_client, dynalite_store};
 use madang_tests::games::{
     check_a_whole_four_player_team_yut_game, check_a_whole_nine_by_nine_baduk_game,
 };
@@ -19,8 +20,6 @@ use madang_tests::lambda::{LambdaStack, StackConfig};
 use madang_tests::race::check_racing_clients_never_double_apply;
 use madang_tests::store_proxy;
 use serde_json::{Value, json};
-
-use crate::{dynalite, dynalite_store};
 
 /// The EMF specification as a JSON schema.
 const EMF_SCHEMA: &str = include_str!("emf.schema.json");
@@ -107,15 +106,7 @@ fn total(lines: &[Value], name: &str) -> f64 {
 
 /// Every room of the stack's table (every item but the dev clock's), as its version.
 async fn versions_in_the_table(stack: &LambdaStack) -> Vec<u64> {
-    let config = madang_infra::dynamo::sdk_config()
-        .endpoint_url(dynalite())
-        .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
-        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
-            "test", "test", None, None, "static",
-        ))
-        .load()
-        .await;
-    let client = aws_sdk_dynamodb::Client::new(&config);
+    let client = dynalite_client().await;
     let mut versions = Vec::new();
     let mut start = None;
     loop {

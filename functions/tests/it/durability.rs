@@ -5,7 +5,7 @@ use std::process::Child;
 
 use serde_json::{Value, json};
 
-mod support;
+use crate::support;
 
 struct Server {
     child: Child,
