@@ -29,7 +29,7 @@ use madang_tests::overdue::{OverdueRoom, overdue_turn};
 use serde_json::{Value, json};
 use tokio::sync::Barrier;
 
-use crate::dynalite_store;
+use madang_infra::emulator::dynalite_store;
 
 /// How many times the two race.
 const REPETITIONS: usize = 1_000;

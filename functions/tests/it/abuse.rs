@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-mod support;
+use crate::support;
 use support::{Server, start_server};
 
 /// The `madang` binary on a fresh data directory of this suite's.

@@ -20,7 +20,7 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-mod support;
+use crate::support;
 
 struct Server {
     child: Child,

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
-mod support;
+use crate::support;
 use support::{Server, start_server};
 
 /// The `madang` binary on a fresh data directory of this suite's.

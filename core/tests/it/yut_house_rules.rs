@@ -5,7 +5,7 @@
 //! Positions that would take many random throws to reach are arranged with the state's test
 //! helpers, as in `yut_checklist.rs`.
 
-mod support;
+use crate::support;
 
 use madang_core::room::{
     BOT_THINK_MAX_MS, BOT_THINK_MIN_MS, LobbyAction, Presence, Room, RoomAction, Status, TokenHash,

@@ -11,7 +11,7 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-mod support;
+use crate::support;
 use support::{Server, start_server};
 
 /// What Lambda hands the function after checking CloudFront's signature (shape only: the
