@@ -114,7 +114,11 @@ const PLAN: usize = 2 * PER_SIDE;
 fn planned(i: usize) -> (u64, usize, usize) {
     let k = i / 2;
     let (x, y) = (k % 9, k / 9);
-    if i % 2 == 0 { (1, x, y) } else { (2, 10 + x, y) }
+    if i % 2 == 0 {
+        (1, x, y)
+    } else {
+        (2, 10 + x, y)
+    }
 }
 
 /// A small deterministic generator (xorshift64*), seeded once per run and printed, so a failing
@@ -328,7 +332,11 @@ async fn verify(http: &reqwest::Client, base: &str, game: &Game) -> bool {
     let Some(room) = &game.room else {
         return false;
     };
-    let response = http.get(format!("{base}/rooms/{room}")).send().await.unwrap();
+    let response = http
+        .get(format!("{base}/rooms/{room}"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(
         response.status(),
         StatusCode::OK,
@@ -376,10 +384,17 @@ async fn verify(http: &reqwest::Client, base: &str, game: &Game) -> bool {
             "{room}: move {i} is the one that was sent, once"
         );
         assert_eq!(record["color"], if colour == 1 { "black" } else { "white" });
-        assert_eq!(board[y * SIZE + x].as_u64(), Some(colour), "{room} move {i}");
+        assert_eq!(
+            board[y * SIZE + x].as_u64(),
+            Some(colour),
+            "{room} move {i}"
+        );
     }
     let stones = board.iter().filter(|c| c.as_u64() != Some(0)).count();
-    assert_eq!(stones, n, "{room}: the board holds the recorded stones only");
+    assert_eq!(
+        stones, n,
+        "{room}: the board holds the recorded stones only"
+    );
     n > game.played
 }
 
