@@ -439,6 +439,10 @@ impl LambdaStack {
             stack.live = Some(front);
             live_listener = Some(listener);
         }
+        // The front door's address first: the live function is told the app's origin, as the
+        // template tells it (`MADANG_APP_ORIGIN`, the pages that may open the channel).
+        let front_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        stack.app.base = format!("http://{}", front_listener.local_addr().unwrap());
         for env in 0..config.api_environments {
             stack
                 .spawn(&api, "api", env, store.table(), dynalite, &config)
@@ -470,7 +474,7 @@ impl LambdaStack {
             door: config.front_door,
             requests: stack.requests.clone(),
         };
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let listener = front_listener;
         let addr = listener.local_addr().unwrap();
         let routes = Router::new().fallback(front_door).with_state(front);
         tokio::spawn(async move {
@@ -559,6 +563,7 @@ impl LambdaStack {
             command.envs(config.api_env.iter().map(|(k, v)| (k, v)));
         }
         if binary_name == "live" {
+            command.env("MADANG_APP_ORIGIN", &self.app.base);
             command.envs(config.live_env.iter().map(|(k, v)| (k, v)));
         }
         function.timings.lock().unwrap().push(EnvTimings::default());

@@ -170,6 +170,8 @@ test('locally, with MADANG_LIVE_URL naming the server by another host, the socke
     MADANG_DATA: data,
     MADANG_DEV: '1',
     MADANG_LIVE_URL: live,
+    // The pages come from the other host name: the operator names their origin.
+    MADANG_ALLOWED_ORIGINS: `http://127.0.0.1:${port}`,
     RUST_LOG: 'warn',
   }, /madang listening on (http:\/\/\S+)/);
   try {

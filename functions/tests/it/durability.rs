@@ -114,7 +114,7 @@ const PLAN: usize = 2 * PER_SIDE;
 fn planned(i: usize) -> (u64, usize, usize) {
     let k = i / 2;
     let (x, y) = (k % 9, k / 9);
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         (1, x, y)
     } else {
         (2, 10 + x, y)
