@@ -1,6 +1,7 @@
-//! Games against computer players (issue 22), driven the way an app would: the human reads
-//! the room and acts on their turn; a bot's move is announced as `deadlineAt`, and the test
-//! moves the dev clock there instead of sleeping, so the next read (or the sweeper) fires it.
+//! Games against computer players, driven the way an app would: the human reads the room and
+//! acts on their turn; a bot's move is announced as `deadlineAt`, and the test moves the dev
+//! clock there instead of sleeping, then long-polls for the move (the server's thinker makes
+//! it, off the request path).
 //! The same drivers run on the embedded store (`api`), on DynamoDB (`dynamodb`) and through
 //! the Lambda emulator (`lambda`).
 
@@ -22,8 +23,8 @@ pub async fn yut_room_with_bots(app: &TestApp, options: Value, levels: &[u8]) ->
 }
 
 /// Plays the room to its end as `human` would: reads it, acts when it is their turn (the first
-/// legal move, or a throw), and otherwise moves the dev clock to the announced `deadlineAt` —
-/// the bot's move is fired by the next read (or the sweeper). Returns the final view and how
+/// legal move, or a throw), and otherwise moves the dev clock to the announced `deadlineAt` and
+/// long-polls for the bot's move (made by the server's thinker, never by a read). Returns the final view and how
 /// many bot actions were seen arriving.
 pub async fn play_yut_against_bots(app: &TestApp, room: &str, human: &Player) -> (Value, u64) {
     let mut human_actions = 0;
@@ -60,6 +61,9 @@ pub async fn play_yut_against_bots(app: &TestApp, room: &str, human: &Player) ->
             assert_eq!(current["bot"], true, "{current}");
             let now = server_now(app).await;
             app.advance_clock(deadline.saturating_sub(now) + 1).await;
+            // The move is searched off the request path and arrives as a new version.
+            let version = view["version"].as_u64().unwrap();
+            app.room_after(room, Some(human), version).await;
         }
     }
     panic!("the game did not end");
@@ -120,6 +124,8 @@ pub async fn play_baduk_against_the_bot(app: &TestApp, room: &str, human: &Playe
             .expect("the bot's move is announced");
         let now = server_now(app).await;
         app.advance_clock(deadline.saturating_sub(now) + 1).await;
+        let version = view["version"].as_u64().unwrap();
+        app.room_after(room, Some(human), version).await;
     }
     panic!("the game did not end");
 }

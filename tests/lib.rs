@@ -114,7 +114,13 @@ pub async fn spawn_app_on<S: RoomStore>(store: Arc<S>) -> TestApp {
             // 250 ms). Tests wait for what the sweeper does (a store change), and move time on
             // the dev clock.
             tokio::time::sleep(Duration::from_millis(100)).await;
-            sweeper::sweep(&*sweeping.store, sweeping.clock.now(), 100).await;
+            sweeper::sweep(
+                &*sweeping.store,
+                &*sweeping.thinker,
+                sweeping.clock.now(),
+                100,
+            )
+            .await;
         }
     });
     serve(app).await
@@ -246,6 +252,19 @@ impl TestApp {
     pub async fn room(&self, room: &str, who: Option<&Player>) -> Value {
         let r = self
             .get(&format!("/rooms/{room}"), who.map(|p| p.token.as_str()))
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
+        r.body
+    }
+
+    /// Long-polls the room for a version after `since` (up to 10 s): how a client waits for a
+    /// computer player's move, which arrives as a save of the thinker's, never inside a read.
+    pub async fn room_after(&self, room: &str, who: Option<&Player>, since: u64) -> Value {
+        let r = self
+            .get(
+                &format!("/rooms/{room}?since={since}&wait=10"),
+                who.map(|p| p.token.as_str()),
+            )
             .await;
         assert_eq!(r.status, StatusCode::OK, "{:?}", r.body);
         r.body

@@ -15,6 +15,47 @@ const main = document.getElementById('main');
 /** The room on screen: its session, its long-poll and the game screen drawing it. */
 let current = null;
 
+/**
+ * A phone in a pocket pays for every message its open socket receives (docs/cost.md). A page
+ * hidden this long stops watching — the socket closes, nothing is polled — and when it is shown
+ * again it watches anew: one read and `hello` with the version it holds, current at once. Its
+ * player's turn comes by the "your turn" alert, not by an open socket.
+ */
+const HIDDEN_CLOSE_MS = 30 * 1000;
+let hiddenTimer = null;
+
+document.addEventListener('visibilitychange', () => {
+  clearTimeout(hiddenTimer);
+  if (document.visibilityState === 'hidden') {
+    hiddenTimer = setTimeout(park, HIDDEN_CLOSE_MS);
+  } else if (current?.parked) {
+    current.parked = false;
+    current.chat?.resume();
+    watchRoom(current);
+  }
+});
+
+/** The page has been hidden long enough: stop watching the room on screen. */
+function park() {
+  if (!current?.watch || document.visibilityState !== 'hidden') return;
+  current.parked = true;
+  // Chat first: the socket closing would otherwise send the drawer back to polling.
+  current.chat?.pause();
+  current.watch.stop();
+  current.watch = null;
+}
+
+/** Watches the room on screen: over its live socket when it has one, else by polling. */
+function watchRoom(state) {
+  state.watch?.stop();
+  state.watch = state.session.watch(undefined, {
+    ...chatOverLive(state.chat),
+    onError: (e) => {
+      if (e instanceof MadangError && e.status === 0) toast('연결이 끊겼어요. 다시 연결하는 중…', 'error');
+    },
+  });
+}
+
 function leaveRoomScreen() {
   current?.watch?.stop();
   current?.screen?.destroy?.();
@@ -82,16 +123,11 @@ async function openRoom(roomId) {
     );
     return;
   }
-  current = { session, screen: null, kind: null, chat: chatDrawer(client, session) };
+  current = { session, screen: null, kind: null, chat: chatDrawer(client, session), parked: false };
   const render = () => renderRoom(current);
   session.listeners.add(render);
   render();
-  current.watch = session.watch(undefined, {
-    ...chatOverLive(current.chat),
-    onError: (e) => {
-      if (e instanceof MadangError && e.status === 0) toast('연결이 끊겼어요. 다시 연결하는 중…', 'error');
-    },
-  });
+  watchRoom(current);
 }
 
 /** The live socket's chat frames and state, handed to the chat drawer. */
@@ -185,7 +221,7 @@ function renderRoom(state) {
         session.playerId = seated.playerId;
         state.watch?.stop();
         await session.refresh();
-        state.watch = session.watch(undefined, chatOverLive(state.chat));
+        watchRoom(state);
         renderRoom(state);
       }),
       roomLobby(client, room, act, () => {

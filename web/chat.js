@@ -31,6 +31,8 @@ export function chatDrawer(client, session) {
     emotesFor: null,
     timer: null,
     stopped: false,
+    // The page was hidden long enough to stop watching (web/app.js): no polling until shown.
+    paused: false,
     muted: [],
     // The live socket is up and its hello taken: messages come by it, no polling.
     live: false,
@@ -233,13 +235,13 @@ export function chatDrawer(client, session) {
 
   function tick() {
     // One chain of polls at a time: a poll in flight schedules the next itself.
-    if (state.stopped || state.ticking) return;
+    if (state.stopped || state.paused || state.ticking) return;
     clearTimeout(state.timer);
     if (state.live) return;
     state.ticking = true;
     poll().finally(() => {
       state.ticking = false;
-      if (!state.stopped && !state.live) state.timer = setTimeout(tick, POLL_MS);
+      if (!state.stopped && !state.paused && !state.live) state.timer = setTimeout(tick, POLL_MS);
     });
   }
 
@@ -266,6 +268,20 @@ export function chatDrawer(client, session) {
       if (up || state.stopped) return;
       state.live = false;
       tick();
+    },
+    /** The page stopped watching (hidden): no polling until `resume()`. */
+    pause() {
+      state.paused = true;
+      clearTimeout(state.timer);
+    },
+    /**
+     * The page watches again. The new socket's hello catches up (`hello()`); only if none has
+     * come a poll interval later (a network that refuses sockets) does polling start again.
+     */
+    resume() {
+      state.paused = false;
+      clearTimeout(state.timer);
+      if (!state.stopped && !state.live) state.timer = setTimeout(tick, POLL_MS);
     },
     /** Takes the room as the page now shows it (tabs, rights, the option, the game's emotes). */
     update(room) {

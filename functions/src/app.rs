@@ -12,6 +12,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use madang_core::Millis;
 use madang_infra::{RoomStore, StoreError};
 
+use crate::thinker::{DEFAULT_BOT_THREADS, LocalThinker, Thinker};
+
 /// The server's clock. Handlers read time only from here, so tests (and `MADANG_DEV=1` servers
 /// built with the `dev` feature, through `POST /dev/clock`) can move time forward instead of
 /// sleeping.
@@ -123,6 +125,8 @@ pub struct App<S> {
     /// Behind a CDN (`MADANG_ORIGIN_SECRET`): the secret every request must carry
     /// ([`crate::api::origin`]); `None` checks nothing.
     pub origin: Option<Arc<crate::api::origin::OriginSecret>>,
+    /// Who makes computer players' moves, off the request path ([`crate::thinker`]).
+    pub thinker: Arc<dyn Thinker>,
 }
 
 impl<S> Clone for App<S> {
@@ -135,22 +139,45 @@ impl<S> Clone for App<S> {
             guard: self.guard.clone(),
             live: self.live.clone(),
             origin: self.origin.clone(),
+            thinker: self.thinker.clone(),
         }
     }
 }
 
-impl<S> App<S> {
-    /// An app over `store` with the system clock and test support off.
+impl<S: RoomStore> App<S> {
+    /// An app over `store` with the system clock, test support off, and computer players'
+    /// moves made in this process on one blocking thread ([`LocalThinker`]).
     pub fn new(store: Arc<S>) -> Self {
+        let clock = Arc::new(Clock::default());
+        let thinker = LocalThinker::new(store.clone(), clock.clone(), DEFAULT_BOT_THREADS);
         App {
             store,
-            clock: Arc::new(Clock::default()),
+            clock,
             dev: false,
             limits: Limits::default(),
             guard: Arc::new(crate::limits::Guard::new(Limits::default())),
             live: Arc::default(),
             origin: None,
+            thinker: Arc::new(thinker),
         }
+    }
+
+    /// Computer players' moves made in this process, at most `threads` searches at once.
+    pub fn with_bot_threads(mut self, threads: usize) -> Self {
+        self.thinker = Arc::new(LocalThinker::new(
+            self.store.clone(),
+            self.clock.clone(),
+            threads,
+        ));
+        self
+    }
+}
+
+impl<S> App<S> {
+    /// Hands computer players' moves to `thinker` (on AWS, the bot function).
+    pub fn with_thinker(mut self, thinker: Arc<dyn Thinker>) -> Self {
+        self.thinker = thinker;
+        self
     }
 
     /// Refuses every request that does not carry `secret` in the edge's origin header

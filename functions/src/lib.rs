@@ -15,6 +15,7 @@
 //!   connection cap, graceful shutdown).
 //! - [`sweeper`]: fires overdue timeouts of rooms nobody is polling.
 //! - [`telemetry`]: tracing setup (JSON on Lambda, human-readable locally).
+//! - [`thinker`]: who makes computer players' moves, once per move, off the request path.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod api;
@@ -27,6 +28,7 @@ pub mod serve;
 pub mod service;
 pub mod sweeper;
 pub mod telemetry;
+pub mod thinker;
 
 pub use api::router;
 pub use app::{App, Clock};

@@ -1,38 +1,52 @@
-//! Metrics as CloudWatch Embedded Metric Format (EMF) lines on stdout.
+//! Metrics as CloudWatch Embedded Metric Format (EMF) lines on stdout: only what AWS cannot see,
+//! added up in the process and written at most once a minute.
 //!
 //! Why EMF: Lambda sends stdout to CloudWatch Logs, and CloudWatch Logs turns every line that
 //! follows the EMF specification into metrics. No `PutMetricData` call (no API request, no
 //! latency, no IAM permission): the only costs are the log bytes and the custom metrics
-//! themselves (docs/operate.md has the month).
+//! themselves.
 //!
-//! Why a small writer and not a crate: the metric set is closed (the [`Metric`] enum), one
-//! namespace ([`NAMESPACE`]) and two dimensions (`Stage`, and `RouteClass` or `StatusClass` for
-//! [`Metric::Request`]); `metrics_cloudwatch_embedded` would bring the `metrics` facade with
-//! string-named metrics, `futures` and a service wrapper of its own for a line we write here
-//! with `serde_json`, which we have.
+//! Why so few: a custom metric costs $0.30 a month for every hour it receives data, and every
+//! log byte is billed; what AWS already measures is free (docs/operate.md, "What watching
+//! costs"). So requests, errors, throttles and durations are AWS's own metrics (`AWS/Lambda`
+//! `Invocations`, `Errors`, `Throttles`, `Duration`; the front door's `5xx` and request count;
+//! `AWS/DynamoDB` consumed units, latency and throttles), and the functions write only what
+//! happens inside them ([`WRITTEN`]): conflicts redone, `ROOM_BUSY` and `STORE_UNAVAILABLE`
+//! answers, 429s, failed live posts, engine failures, and a sweep more than a sweep late. In a
+//! healthy hour none of them happens, so none receives data and none is billed.
 //!
-//! One line looks like this (the specification:
+//! - **Aggregated in the process.** [`record`] adds to one process-wide batch; [`flush`] (at the
+//!   end of every request, sweep and live event) writes the batch as **one line**, and only if
+//!   this environment wrote no line in the last [`DEFAULT_EVERY`] (`MADANG_METRICS_EVERY_SECS`
+//!   changes it). Otherwise the batch is held and goes out with the first flush after that: at
+//!   most one line per execution environment per minute, however busy. The price: an
+//!   environment that Lambda shuts down within a minute of its last line loses what it held.
+//! - **Only what is not zero.** A metric appears in a line only if something was recorded, so a
+//!   failure counter receives data only in the minutes it fails. [`Metric::SweeperLag`] is
+//!   written only when a sweep found a room overdue by more than one sweep interval
+//!   ([`SWEEP_LATE`]): a sweeper keeping up writes nothing; a sweeper not running at all is
+//!   AWS's `Invocations` and `Errors` (its alarms).
+//! - **One dimension**, `Stage` (the stack's name).
+//! - **A `level` field**: Lambda's log-level filtering (`LoggingConfig.ApplicationLogLevel`)
+//!   drops a JSON line below the chosen level and counts a line without `level` as `INFO`. A
+//!   metric line carries the function's own level (`AWS_LAMBDA_LOG_LEVEL`,
+//!   [`crate::telemetry::lambda_log_level`]), so it passes whatever level is chosen.
+//!
+//! A line (the specification:
 //! <https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html>):
 //!
 //! ```json
-//! {"_aws":{"Timestamp":1764620000000,"CloudWatchMetrics":[
-//!   {"Namespace":"Madang","Dimensions":[["Stage","RouteClass"],["Stage","StatusClass"]],
-//!    "Metrics":[{"Name":"Requests","Unit":"Count"}]},
-//!   {"Namespace":"Madang","Dimensions":[["Stage"]],
-//!    "Metrics":[{"Name":"ActionsApplied","Unit":"Count"},{"Name":"StoreLoadTime","Unit":"Milliseconds"}]}]},
-//!  "Stage":"prod","RouteClass":"act","StatusClass":"2xx","Requests":1,"ActionsApplied":1,
-//!  "StoreLoadTime":[3.2],"requestId":"…"}
+//! {"level":"WARN","Stage":"prod","ConflictsRedone":2,"LivePostFailures":1,
+//!  "_aws":{"Timestamp":1764620000000,"CloudWatchMetrics":[{"Namespace":"Madang",
+//!   "Dimensions":[["Stage"]],"Metrics":[{"Name":"ConflictsRedone","Unit":"Count"},
+//!   {"Name":"LivePostFailures","Unit":"Count"}]}]}}
 //! ```
 //!
-//! Metrics are recorded anywhere with [`record`] into one process-wide batch and written by
-//! [`flush`]: at the end of every request (the edge layer, [`request_done`]) and of every sweep.
-//! A Lambda environment serves one invocation at a time, so a line holds exactly one
-//! invocation's metrics, with its request id. Nothing is written unless [`init`] turned the
-//! writer on: the Lambda binaries do; the local server only with `MADANG_METRICS=emf`, so its
-//! human-readable log stays readable.
+//! Nothing is written unless [`init`] turned the writer on: the Lambda binaries do; the local
+//! server only with `MADANG_METRICS=emf`, so its human-readable log stays readable.
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
+use std::io::Write;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -42,8 +56,18 @@ use serde_json::{Map, Value, json};
 /// The one CloudWatch namespace of every metric.
 pub const NAMESPACE: &str = "Madang";
 
-/// EMF allows at most 100 values per metric in one line.
-const MAX_VALUES: usize = 100;
+/// How long an environment waits after a line before it writes the next: one line a minute
+/// (CloudWatch's standard resolution, so nothing is lost to the graphs or the alarms).
+pub const DEFAULT_EVERY: Duration = Duration::from_secs(60);
+
+/// The variable that changes [`DEFAULT_EVERY`] (whole seconds; `0`: a line after every
+/// invocation that recorded something, for tests that count exactly).
+pub const EVERY_VAR: &str = "MADANG_METRICS_EVERY_SECS";
+
+/// A sweep that fired a room more than this late is written as [`Metric::SweeperLag`]: the
+/// sweeper runs every minute, so a room that came due just after a sweep waits up to this long
+/// by design; more means a sweep was missed or could not keep up.
+pub const SWEEP_LATE: Duration = Duration::from_secs(60);
 
 /// A CloudWatch unit, as EMF spells it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,7 +88,8 @@ impl Unit {
     }
 }
 
-/// What kind of route a request was for: the `RouteClass` dimension of [`Metric::Request`].
+/// What kind of route a request was for. Not a dimension any more (AWS counts requests); kept
+/// because the edge layer names the request's class when it is done ([`request_done`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, strum::VariantArray)]
 pub enum RouteClass {
     /// `POST /rooms`.
@@ -105,7 +130,7 @@ impl RouteClass {
         }
     }
 
-    /// The dimension value.
+    /// The class's name.
     pub fn as_str(self) -> &'static str {
         match self {
             RouteClass::Create => "create",
@@ -117,90 +142,79 @@ impl RouteClass {
     }
 }
 
-/// The `StatusClass` dimension of [`Metric::Request`]: `2xx`, `3xx`, `4xx` or `5xx`.
-pub fn status_class(status: StatusCode) -> &'static str {
-    match status.as_u16() {
-        500.. => "5xx",
-        400..=499 => "4xx",
-        300..=399 => "3xx",
-        _ => "2xx",
-    }
-}
-
-/// Every metric the code emits. Other modules call [`record`] with one of these; the names and
-/// units on the wire are [`Metric::name`] and [`Metric::unit`] (docs/operate.md lists them).
+/// Every event the code reports. Other modules call [`record`] with one of these; only the
+/// ones [`Metric::written`] says are written become metrics (names and units: [`WRITTEN`]);
+/// the others are counted by AWS already, or by nobody, and cost one atomic load to record.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Metric {
-    /// A request answered (`Requests`), by route class and by status class.
+    /// A request answered. Not written: `AWS/Lambda` `Invocations`, the front door's count.
     Request {
         /// The route class.
         route: RouteClass,
         /// The answer's status.
         status: StatusCode,
     },
-    /// Versions a landed save added to a room (`ActionsApplied`): every change — an action, a
-    /// join, a timeout fired; a create is version 1. Summed over a room's life it is the room's
-    /// version.
+    /// Versions a landed save added to a room. Not written (activity: the DynamoDB write units
+    /// and the invocations show it).
     ActionsApplied(u64),
     /// A conditional save refused because another change landed first; the work was redone on
     /// the fresh room (`ConflictsRedone`).
     ConflictRedone,
-    /// A 409 `VERSION_CONFLICT` answered (`VersionConflicts`).
+    /// A 409 `VERSION_CONFLICT` answered: a client acted on a stale room. Not written (the
+    /// client's business; the front door's 4xx count).
     VersionConflict,
     /// A 503 `ROOM_BUSY` answered: the room kept changing under every attempt (`RoomBusy`).
     RoomBusy,
-    /// An `Idempotency-Key` request answered from its stored result (`IdempotentReplays`).
+    /// A 503 `STORE_UNAVAILABLE` answered: DynamoDB failed, throttled or timed out past the
+    /// SDK's retries (`StoreUnavailable`).
+    StoreUnavailable,
+    /// An `Idempotency-Key` request answered from its stored result. Not written.
     IdempotentReplay,
-    /// A 429 answered by the per-client or long-poll limits (`RateLimited`).
+    /// A 429 answered by the per-client or long-poll limits (`RateLimited`): a flood, or limits
+    /// too tight.
     RateLimited,
-    /// One strongly consistent load of a room by the save path (`StoreLoadTime`).
+    /// One load of a room by the save path. Not written: `AWS/DynamoDB`
+    /// `SuccessfulRequestLatency`.
     StoreLoad(Duration),
-    /// One conditional save (or create) of a room (`StoreSaveTime`).
+    /// One conditional save (or create) of a room. Not written (as [`Metric::StoreLoad`]).
     StoreSave(Duration),
-    /// For one sweep: how late the oldest overdue room it found was, 0 when none was
-    /// (`SweeperLag`). Written on every sweep, so a missing value means a missing sweep.
+    /// For one sweep: how late the oldest overdue room it fired was (`SweeperLag`), written
+    /// only when more than [`SWEEP_LATE`].
     SweeperLag(Duration),
-    /// Hook for the live channel: a change posted to a connection (`LivePosts`).
+    /// A change posted to a live connection. Not written: the WebSocket API's `MessageCount`.
     LivePost,
-    /// Hook for the live channel: a post found its connection gone (`LiveGone`).
+    /// A post found its connection gone (ordinary: phones go away). Not written.
     LiveGone,
-    /// Hook for the live channel: a post that failed otherwise (`LivePostFailures`; alarmed).
+    /// A live post that failed otherwise (`LivePostFailures`; alarmed).
     LivePostFailed,
-    /// Hook for chat: a chat message accepted (`ChatMessages`).
+    /// A chat message accepted. Not written.
     ChatMessage,
-    /// A computer player's move saved (`BotMoves`): summed, the bots' actions in the rooms' logs.
+    /// A computer player's move saved. Not written (the invocations that play them).
     BotMove,
-    /// The time a computer player's move took to choose, check and apply (`BotMoveTime`), one
-    /// value per saved move.
+    /// The time a computer player's move took. Not written (the functions' `Duration`).
     BotMoveTime(Duration),
     /// A computer player whose engine failed (or chose a move the rules refused), so the game's
-    /// fallback was played — 바둑 resigns (`EngineFailures`; per saved move).
+    /// fallback was played — 바둑 resigns (`EngineFailures`; alarmed).
     EngineFailure,
 }
 
-/// Every metric name with its unit (for documentation, the dashboard and the tests).
-pub const NAMES: &[(&str, Unit)] = &[
-    ("Requests", Unit::Count),
-    ("ActionsApplied", Unit::Count),
+/// Every metric the functions write, with its unit (docs/operate.md, the alarms and the
+/// dashboard of template.yaml, and the tests use these names).
+pub const WRITTEN: &[(&str, Unit)] = &[
     ("ConflictsRedone", Unit::Count),
-    ("VersionConflicts", Unit::Count),
     ("RoomBusy", Unit::Count),
-    ("IdempotentReplays", Unit::Count),
+    ("StoreUnavailable", Unit::Count),
     ("RateLimited", Unit::Count),
-    ("StoreLoadTime", Unit::Milliseconds),
-    ("StoreSaveTime", Unit::Milliseconds),
     ("SweeperLag", Unit::Milliseconds),
-    ("LivePosts", Unit::Count),
-    ("LiveGone", Unit::Count),
     ("LivePostFailures", Unit::Count),
-    ("ChatMessages", Unit::Count),
-    ("BotMoves", Unit::Count),
-    ("BotMoveTime", Unit::Milliseconds),
     ("EngineFailures", Unit::Count),
 ];
 
+/// The same as [`WRITTEN`] (its name before only the written metrics were listed).
+pub const NAMES: &[(&str, Unit)] = WRITTEN;
+
 impl Metric {
-    /// The metric's name in CloudWatch.
+    /// The metric's name in CloudWatch (or, for one that is not written, in the code).
     pub fn name(&self) -> &'static str {
         match self {
             Metric::Request { .. } => "Requests",
@@ -208,6 +222,7 @@ impl Metric {
             Metric::ConflictRedone => "ConflictsRedone",
             Metric::VersionConflict => "VersionConflicts",
             Metric::RoomBusy => "RoomBusy",
+            Metric::StoreUnavailable => "StoreUnavailable",
             Metric::IdempotentReplay => "IdempotentReplays",
             Metric::RateLimited => "RateLimited",
             Metric::StoreLoad(_) => "StoreLoadTime",
@@ -234,133 +249,102 @@ impl Metric {
         }
     }
 
-    /// The value: a count, or a duration in (fractional) milliseconds.
-    fn value(&self) -> f64 {
+    /// Whether this event becomes a metric at all ([`WRITTEN`]); a [`Metric::SweeperLag`] only
+    /// when more than [`SWEEP_LATE`].
+    pub fn written(&self) -> bool {
         match self {
-            Metric::ActionsApplied(n) => *n as f64,
-            Metric::StoreLoad(d)
-            | Metric::StoreSave(d)
-            | Metric::SweeperLag(d)
-            | Metric::BotMoveTime(d) => (d.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0,
-            _ => 1.0,
+            Metric::SweeperLag(lag) => *lag > SWEEP_LATE,
+            m => WRITTEN.iter().any(|(name, _)| *name == m.name()),
         }
     }
 }
 
-/// Metrics recorded since the last flush.
+/// What was recorded since the last line.
 #[derive(Debug, Default)]
 struct Batch {
-    /// Requests by (route class, status class).
-    requests: BTreeMap<(RouteClass, &'static str), u64>,
-    /// Counts by metric name (dimension `Stage` only).
-    counts: BTreeMap<&'static str, f64>,
-    /// Timings by metric name (dimension `Stage` only), each value kept (CloudWatch builds the
-    /// percentiles from them).
-    timings: BTreeMap<&'static str, Vec<f64>>,
+    /// Counts by metric name.
+    counts: BTreeMap<&'static str, u64>,
+    /// The largest [`Metric::SweeperLag`], in milliseconds.
+    lag_ms: Option<u64>,
 }
 
 impl Batch {
     fn add(&mut self, metric: Metric) {
         match metric {
-            Metric::Request { route, status } => {
-                *self
-                    .requests
-                    .entry((route, status_class(status)))
-                    .or_default() += 1;
+            Metric::SweeperLag(lag) => {
+                let ms = u64::try_from(lag.as_millis()).unwrap_or(u64::MAX);
+                self.lag_ms = Some(self.lag_ms.map_or(ms, |max| max.max(ms)));
             }
-            m if m.unit() == Unit::Milliseconds => {
-                self.timings.entry(m.name()).or_default().push(m.value())
-            }
-            m => *self.counts.entry(m.name()).or_default() += m.value(),
+            m => *self.counts.entry(m.name()).or_default() += 1,
         }
     }
 
     fn is_empty(&self) -> bool {
-        self.requests.is_empty() && self.counts.is_empty() && self.timings.is_empty()
+        self.counts.is_empty() && self.lag_ms.is_none()
     }
 
-    /// The batch as EMF lines (without the trailing newline). One line per (route class, status
-    /// class) pair of requests; the first line also carries the `Stage`-only metrics, and more
-    /// lines follow when a timing has more than [`MAX_VALUES`] values.
-    fn render(mut self, stage: &str, timestamp_ms: u64, request_id: Option<&str>) -> Vec<String> {
-        let mut lines = Vec::new();
-        let mut requests = std::mem::take(&mut self.requests).into_iter();
-        loop {
-            let pair = requests.next();
-            let counts = std::mem::take(&mut self.counts);
-            let mut timings = BTreeMap::new();
-            for (name, values) in &mut self.timings {
-                if !values.is_empty() {
-                    let rest = values.split_off(values.len().min(MAX_VALUES));
-                    timings.insert(*name, std::mem::replace(values, rest));
-                }
-            }
-            if pair.is_none() && counts.is_empty() && timings.is_empty() {
-                break;
-            }
-            let mut directives = Vec::new();
-            let mut line = Map::new();
-            line.insert("Stage".into(), json!(stage));
-            if let Some(((route, class), n)) = pair {
-                directives.push(json!({
-                    "Namespace": NAMESPACE,
-                    "Dimensions": [["Stage", "RouteClass"], ["Stage", "StatusClass"]],
-                    "Metrics": [{"Name": "Requests", "Unit": Unit::Count.as_str()}],
-                }));
-                line.insert("RouteClass".into(), json!(route.as_str()));
-                line.insert("StatusClass".into(), json!(class));
-                line.insert("Requests".into(), json!(n));
-            }
-            let mut staged = Vec::new();
-            for (name, total) in counts {
-                staged.push(json!({"Name": name, "Unit": Unit::Count.as_str()}));
-                line.insert(name.into(), json!(total));
-            }
-            for (name, values) in timings {
-                staged.push(json!({"Name": name, "Unit": Unit::Milliseconds.as_str()}));
-                line.insert(name.into(), json!(values));
-            }
-            if !staged.is_empty() {
-                directives.push(json!({
+    /// The batch as one EMF line (without the trailing newline).
+    fn render(self, stage: &str, level: &str, timestamp_ms: u64) -> String {
+        let mut line = Map::new();
+        line.insert("level".into(), json!(level));
+        line.insert("Stage".into(), json!(stage));
+        let mut names = Vec::new();
+        for (name, total) in self.counts {
+            names.push(json!({"Name": name, "Unit": Unit::Count.as_str()}));
+            line.insert(name.into(), json!(total));
+        }
+        if let Some(ms) = self.lag_ms {
+            names.push(json!({"Name": "SweeperLag", "Unit": Unit::Milliseconds.as_str()}));
+            line.insert("SweeperLag".into(), json!(ms));
+        }
+        line.insert(
+            "_aws".into(),
+            json!({
+                "Timestamp": timestamp_ms,
+                "CloudWatchMetrics": [{
                     "Namespace": NAMESPACE,
                     "Dimensions": [["Stage"]],
-                    "Metrics": staged,
-                }));
-            }
-            if let Some(id) = request_id {
-                // Not a dimension: a log property, to find the invocation's other lines.
-                line.insert("requestId".into(), json!(id));
-            }
-            line.insert(
-                "_aws".into(),
-                json!({"Timestamp": timestamp_ms, "CloudWatchMetrics": directives}),
-            );
-            lines.push(Value::Object(line).to_string());
-        }
-        lines
+                    "Metrics": names,
+                }],
+            }),
+        );
+        Value::Object(line).to_string()
     }
+}
+
+/// The batch and when this environment last wrote a line.
+#[derive(Debug, Default)]
+struct Held {
+    batch: Batch,
+    /// Wall-clock milliseconds of the last line (wall clock, not monotonic: a frozen Lambda
+    /// environment's monotonic clock may not count the time it was frozen).
+    last_line_ms: Option<u64>,
 }
 
 /// The writer, once [`init`] turned it on.
 struct Writer {
     stage: String,
-    batch: Mutex<Batch>,
+    level: &'static str,
+    every_ms: u64,
+    held: Mutex<Held>,
 }
 
 static WRITER: OnceLock<Writer> = OnceLock::new();
 
-/// Turns the writer on for this process: metrics are written to stdout with `Stage` = `stage`.
-/// A second call changes nothing.
-pub fn init(stage: &str) {
+/// Turns the writer on for this process: metrics are written to stdout with `Stage` = `stage`,
+/// at most one line every `every`. A second call changes nothing.
+pub fn init(stage: &str, every: Duration) {
     let _ = WRITER.set(Writer {
         stage: stage.to_owned(),
-        batch: Mutex::new(Batch::default()),
+        level: crate::telemetry::lambda_log_level().unwrap_or("INFO"),
+        every_ms: u64::try_from(every.as_millis()).unwrap_or(u64::MAX),
+        held: Mutex::new(Held::default()),
     });
 }
 
 /// Turns the writer on as the environment says: `MADANG_METRICS` = `emf` (on) or `off`, else
-/// `default_on`; the stage is `MADANG_STAGE` (the template sets the stack's name), else `local`.
-/// Returns whether metrics are on.
+/// `default_on`; the stage is `MADANG_STAGE` (the template sets the stack's name), else `local`;
+/// the interval [`EVERY_VAR`], else [`DEFAULT_EVERY`]. Returns whether metrics are on.
 pub fn init_from_env(default_on: bool) -> bool {
     let on = match std::env::var("MADANG_METRICS").as_deref() {
         Ok("emf") => true,
@@ -369,62 +353,75 @@ pub fn init_from_env(default_on: bool) -> bool {
     };
     if on {
         let stage = std::env::var("MADANG_STAGE").unwrap_or_else(|_| "local".into());
-        init(&stage);
+        let every = std::env::var(EVERY_VAR)
+            .ok()
+            .and_then(|s| s.parse::<u64>().ok())
+            .map_or(DEFAULT_EVERY, Duration::from_secs);
+        init(&stage, every);
     }
     on
 }
 
-/// Records one metric (nothing when the writer is off: one atomic load).
+/// Records one event (nothing when the writer is off or the event is not written: one atomic
+/// load and a match).
 pub fn record(metric: Metric) {
+    if !metric.written() {
+        return;
+    }
     if let Some(writer) = WRITER.get()
-        && let Ok(mut batch) = writer.batch.lock()
+        && let Ok(mut held) = writer.held.lock()
     {
-        batch.add(metric);
+        held.batch.add(metric);
     }
 }
 
-/// Records the request and writes everything recorded since the last flush: the edge layer
-/// calls this once a request is answered.
-pub fn request_done(route: RouteClass, status: StatusCode) {
-    record(Metric::Request { route, status });
+/// A request was answered: the edge layer calls this once per request; it writes what is held
+/// if a line is due ([`flush`]).
+pub fn request_done(_route: RouteClass, _status: StatusCode) {
     flush();
 }
 
-/// Counts the refusals operators watch, as they are answered: 409 `VERSION_CONFLICT`, 503
-/// `ROOM_BUSY`, 429 from the limits.
+/// Counts the refusals operators watch, as they are answered: 503 `ROOM_BUSY` and
+/// `STORE_UNAVAILABLE`, 429 from the limits.
 pub fn refused(error: &crate::ApiError) {
     use crate::ApiError;
     match error {
-        ApiError::VersionConflict { .. } => record(Metric::VersionConflict),
         ApiError::Busy => record(Metric::RoomBusy),
+        ApiError::Unavailable(_) => record(Metric::StoreUnavailable),
         ApiError::RateLimited { .. } | ApiError::TooManyPolls => record(Metric::RateLimited),
         _ => {}
     }
 }
 
-/// Writes everything recorded since the last flush to stdout, as EMF lines.
+/// Writes what was recorded since the last line, as one EMF line, if there is anything and
+/// this environment wrote no line in the last interval; otherwise keeps it for a later flush.
 pub fn flush() {
     let Some(writer) = WRITER.get() else {
         return;
     };
-    let batch = match writer.batch.lock() {
-        Ok(mut batch) => std::mem::take(&mut *batch),
-        Err(_) => return,
-    };
-    if batch.is_empty() {
-        return;
-    }
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0);
-    let request_id = crate::telemetry::request_id();
-    let mut out = std::io::stdout().lock();
-    for line in batch.render(&writer.stage, now, request_id.as_deref()) {
-        // One write per line under stdout's lock: a log line cannot land inside it. A failed
-        // write (stdout closed) loses metrics, never a request.
-        let _ = out.write_all(format!("{line}\n").as_bytes());
-    }
+    let batch = match writer.held.lock() {
+        Ok(mut held) => {
+            let due = held
+                .last_line_ms
+                .is_none_or(|last| now >= last.saturating_add(writer.every_ms));
+            if held.batch.is_empty() || !due {
+                return;
+            }
+            held.last_line_ms = Some(now);
+            std::mem::take(&mut held.batch)
+        }
+        Err(_) => return,
+    };
+    let line = batch.render(&writer.stage, writer.level, now);
+    // One write under stdout's lock: a log line cannot land inside it. A failed write (stdout
+    // closed) loses metrics, never a request.
+    let _ = std::io::stdout()
+        .lock()
+        .write_all(format!("{line}\n").as_bytes());
 }
 
 #[cfg(test)]
@@ -442,13 +439,11 @@ mod tests {
         assert_eq!(c(&Method::GET, "/rooms"), RouteClass::Other);
         assert_eq!(c(&Method::GET, "/healthz"), RouteClass::Other);
         assert_eq!(c(&Method::POST, "/rooms/abc/actions/x"), RouteClass::Other);
-        assert_eq!(status_class(StatusCode::NOT_MODIFIED), "3xx");
-        assert_eq!(status_class(StatusCode::CONFLICT), "4xx");
     }
 
     #[test]
-    fn every_metric_has_the_name_and_unit_of_the_table() {
-        let all = [
+    fn only_what_aws_cannot_see_is_written() {
+        let written: Vec<&str> = [
             Metric::Request {
                 route: RouteClass::Act,
                 status: StatusCode::OK,
@@ -457,11 +452,12 @@ mod tests {
             Metric::ConflictRedone,
             Metric::VersionConflict,
             Metric::RoomBusy,
+            Metric::StoreUnavailable,
             Metric::IdempotentReplay,
             Metric::RateLimited,
             Metric::StoreLoad(Duration::ZERO),
             Metric::StoreSave(Duration::ZERO),
-            Metric::SweeperLag(Duration::ZERO),
+            Metric::SweeperLag(Duration::from_secs(61)),
             Metric::LivePost,
             Metric::LiveGone,
             Metric::LivePostFailed,
@@ -469,54 +465,68 @@ mod tests {
             Metric::BotMove,
             Metric::BotMoveTime(Duration::ZERO),
             Metric::EngineFailure,
-        ];
-        let named: Vec<(&str, Unit)> = all.iter().map(|m| (m.name(), m.unit())).collect();
-        assert_eq!(named, NAMES);
+        ]
+        .iter()
+        .filter(|m| m.written())
+        .map(|m| m.name())
+        .collect();
+        assert_eq!(
+            written,
+            [
+                "ConflictsRedone",
+                "RoomBusy",
+                "StoreUnavailable",
+                "RateLimited",
+                "SweeperLag",
+                "LivePostFailures",
+                "EngineFailures"
+            ]
+        );
+        for (name, _) in WRITTEN {
+            assert!(written.contains(name), "{name}");
+        }
+        // A sweep within one interval of the due time is on time.
+        assert!(!Metric::SweeperLag(SWEEP_LATE).written());
+        assert!(!Metric::SweeperLag(Duration::ZERO).written());
     }
 
     #[test]
-    fn a_batch_renders_as_emf_lines_with_every_value_named_by_a_directive() {
+    fn a_batch_is_one_emf_line_with_every_value_named_and_only_stage() {
         let mut batch = Batch::default();
-        batch.add(Metric::Request {
-            route: RouteClass::Act,
-            status: StatusCode::OK,
-        });
-        batch.add(Metric::Request {
-            route: RouteClass::Read,
-            status: StatusCode::NOT_MODIFIED,
-        });
-        batch.add(Metric::ActionsApplied(2));
-        batch.add(Metric::ActionsApplied(1));
-        for ms in 0..150 {
-            batch.add(Metric::StoreLoad(Duration::from_millis(ms)));
-        }
-        let lines = batch.render("test", 1_764_620_000_000, Some("req-1"));
-        assert_eq!(lines.len(), 2, "{lines:?}");
-        let lines: Vec<Value> = lines
+        batch.add(Metric::ConflictRedone);
+        batch.add(Metric::ConflictRedone);
+        batch.add(Metric::LivePostFailed);
+        batch.add(Metric::SweeperLag(Duration::from_millis(90_500)));
+        batch.add(Metric::SweeperLag(Duration::from_millis(130_000)));
+        let line: Value =
+            serde_json::from_str(&batch.render("test", "WARN", 1_764_620_000_000)).unwrap();
+        assert_eq!(line["level"], "WARN");
+        assert_eq!(line["Stage"], "test");
+        assert_eq!(line["ConflictsRedone"], 2);
+        assert_eq!(line["LivePostFailures"], 1);
+        assert_eq!(line["SweeperLag"], 130_000, "the largest lag");
+        assert_eq!(line["_aws"]["Timestamp"], 1_764_620_000_000u64);
+        let directives = line["_aws"]["CloudWatchMetrics"].as_array().unwrap();
+        assert_eq!(directives.len(), 1);
+        assert_eq!(directives[0]["Namespace"], NAMESPACE);
+        assert_eq!(directives[0]["Dimensions"], json!([["Stage"]]));
+        let names: Vec<&str> = directives[0]["Metrics"]
+            .as_array()
+            .unwrap()
             .iter()
-            .map(|l| serde_json::from_str(l).unwrap())
+            .map(|m| m["Name"].as_str().unwrap())
             .collect();
-        assert_eq!(lines[0]["RouteClass"], "act");
-        assert_eq!(lines[0]["ActionsApplied"], 3.0);
-        assert_eq!(lines[0]["StoreLoadTime"].as_array().unwrap().len(), 100);
-        assert_eq!(lines[1]["RouteClass"], "read");
-        assert_eq!(lines[1]["StatusClass"], "3xx");
-        assert_eq!(lines[1]["StoreLoadTime"].as_array().unwrap().len(), 50);
-        for line in &lines {
-            assert_eq!(line["_aws"]["Timestamp"], 1_764_620_000_000u64);
-            assert_eq!(line["requestId"], "req-1");
-            for directive in line["_aws"]["CloudWatchMetrics"].as_array().unwrap() {
-                assert_eq!(directive["Namespace"], NAMESPACE);
-                for set in directive["Dimensions"].as_array().unwrap() {
-                    for key in set.as_array().unwrap() {
-                        assert!(line[key.as_str().unwrap()].is_string(), "{key}");
-                    }
-                }
-                for metric in directive["Metrics"].as_array().unwrap() {
-                    let name = metric["Name"].as_str().unwrap();
-                    assert!(line[name].is_number() || line[name].is_array(), "{name}");
-                }
-            }
+        assert_eq!(names, ["ConflictsRedone", "LivePostFailures", "SweeperLag"]);
+        for name in names {
+            let unit = WRITTEN.iter().find(|(n, _)| *n == name).unwrap().1;
+            let directive = directives[0]["Metrics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|m| m["Name"] == name)
+                .unwrap();
+            assert_eq!(directive["Unit"], unit.as_str());
+            assert!(line[name].is_number(), "{name}");
         }
     }
 }

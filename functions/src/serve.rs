@@ -7,11 +7,17 @@
 //!
 //! - **Connections** are capped at [`ServeConfig::max_connections`]: past it the loop stops
 //!   accepting and new connections wait in the kernel's backlog, so the process never runs out
-//!   of descriptors (keep the cap below `ulimit -n`, less a few dozen for the database).
-//! - **Connections per address** are capped at [`ServeConfig::max_connections_per_client`]: one
-//!   more from the same address (IPv6 per /64) is answered 429 problem+json and closed at once,
-//!   so one client cannot take every connection and keep everyone else in the backlog. A
-//!   trusted proxy ([`ServeConfig::trusted_proxies`]) is many clients and is not capped.
+//!   of descriptors (keep the cap, plus [`ServeConfig::refusals_at_once`], below `ulimit -n`,
+//!   less a few dozen for the database).
+//! - **Connections per address** are capped at [`ServeConfig::per_client_cap`]:
+//!   `max_connections_per_client`, but never more than a fair share of `max_connections` (a
+//!   [`FAIR_SHARE`]th), whatever either is set to. One more from the same address (IPv6 per /64)
+//!   is answered 429 problem+json and closed at once, so one client cannot take every connection
+//!   and keep everyone else in the backlog. A refusal does not hold one of the
+//!   `max_connections` places: refusals have a small budget of their own (an eighth of them, at
+//!   least 16; past it a connection over its cap is closed without an answer), so a client
+//!   that keeps reconnecting cannot fill the places with its own refusals either. A trusted
+//!   proxy ([`ServeConfig::trusted_proxies`]) is many clients and is not capped.
 //! - **Client address**: the peer, or behind `MADANG_TRUSTED_PROXIES` the right-most untrusted
 //!   `X-Forwarded-For` hop ([`TrustedProxies::client`]), resolved once into [`ClientAddr`].
 //! - **Bodies** must arrive whole within [`ServeConfig::body_timeout`] (408 otherwise), and a
@@ -63,12 +69,18 @@ use crate::limits::{ClientAddr, TrustedProxies};
 /// (hyper allocates a parse buffer of this many slots per request beyond its default 100.)
 pub const HYPER_MAX_HEADERS: usize = 256;
 
+/// At least this many addresses can hold their whole cap at once: one address's connections are
+/// at most `max_connections / FAIR_SHARE` (at least one), whatever
+/// `MADANG_MAX_CONNECTIONS_PER_CLIENT` says ([`ServeConfig::per_client_cap`]).
+pub const FAIR_SHARE: usize = 4;
+
 /// Connection-level bounds of [`serve`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServeConfig {
     /// Connections open at once; more wait in the listen backlog.
     pub max_connections: usize,
     /// Connections one address (IPv6 per /64) may hold open at once; one more is refused 429.
+    /// Never more than a fair share of `max_connections` ([`ServeConfig::per_client_cap`]).
     pub max_connections_per_client: usize,
     /// Time for a request's whole body to arrive, from its head.
     pub body_timeout: Duration,
@@ -100,6 +112,21 @@ impl Default for ServeConfig {
 }
 
 impl ServeConfig {
+    /// The connections one address may hold open at once: `max_connections_per_client`, but at
+    /// most a [`FAIR_SHARE`]th of `max_connections` (at least one), so a small
+    /// `MADANG_MAX_CONNECTIONS` cannot be taken whole by one address under the default cap.
+    pub fn per_client_cap(&self) -> usize {
+        let share = (self.max_connections / FAIR_SHARE).max(1);
+        self.max_connections_per_client.min(share)
+    }
+
+    /// Connections over their address's cap that may be answered 429 at once; past these a
+    /// refused connection is closed without an answer. An eighth of `max_connections`, at least
+    /// 16: the descriptors in use stay below `max_connections` and this many more.
+    pub fn refusals_at_once(&self) -> usize {
+        (self.max_connections / 8).max(16)
+    }
+
     /// The defaults, with `MADANG_MAX_CONNECTIONS`, `MADANG_MAX_CONNECTIONS_PER_CLIENT`,
     /// `MADANG_HEADER_TIMEOUT_MS`, `MADANG_BODY_TIMEOUT_MS` and `MADANG_TRUSTED_PROXIES` taken
     /// when set. A value that does not parse is an error.
@@ -142,6 +169,8 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send,
 ) -> std::io::Result<()> {
     let permits = Arc::new(Semaphore::new(config.max_connections));
+    let refusals = Arc::new(Semaphore::new(config.refusals_at_once()));
+    let per_client_cap = config.per_client_cap();
     let per_client = Arc::new(PerClient::default());
     let trusted = Arc::new(config.trusted_proxies.clone());
     // Tells every open connection to finish its request in flight and close.
@@ -179,10 +208,15 @@ pub async fn serve(
         let held = if trusted.trusts(peer.ip()) {
             None
         } else {
-            match per_client.hold(key_of(peer.ip()), config.max_connections_per_client) {
+            match per_client.hold(key_of(peer.ip()), per_client_cap) {
                 Some(held) => Some(held),
                 None => {
-                    tokio::spawn(refuse(stream, permit));
+                    // The place goes back at once: a refusal must not keep another address
+                    // waiting. Past the refusals' own budget the connection just closes.
+                    drop(permit);
+                    if let Ok(refusal) = refusals.clone().try_acquire_owned() {
+                        tokio::spawn(refuse(stream, refusal));
+                    }
                     continue;
                 }
             }
@@ -357,7 +391,8 @@ impl Drop for Held {
 
 /// Answers a connection over its address's cap with 429 problem+json and closes it: the
 /// request's head is read first (a second and 16 KB at most; a client that writes its request
-/// and then reads must find an answer to it), its body never.
+/// and then reads must find an answer to it), its body never. `permit` is one of the refusals'
+/// places ([`ServeConfig::refusals_at_once`]).
 async fn refuse(mut stream: tokio::net::TcpStream, permit: tokio::sync::OwnedSemaphorePermit) {
     let body = serde_json::json!({
         "type": "about:blank",

@@ -14,6 +14,7 @@ use crate::error::{ApiError, chain};
 use crate::metrics::{self, Metric};
 use crate::service::new_request_id;
 use crate::service::save::{Target, transact};
+use crate::thinker::Thinker;
 
 /// What one sweep did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -33,12 +34,21 @@ pub struct SweepReport {
     pub errors: usize,
 }
 
-/// Fires the overdue timeouts of at most `limit` due rooms at `now`, and writes the sweep's
-/// metrics: [`Metric::SweeperLag`] on every sweep whose query answered (a missing value is a
-/// sweep that did not happen, which the lag alarm treats as breaching).
-pub async fn sweep<S: RoomStore>(store: &S, now: Millis, limit: usize) -> SweepReport {
+/// Fires the overdue timeouts of at most `limit` due rooms at `now`, and records the sweep's
+/// lag ([`Metric::SweeperLag`], written only when more than a sweep late) on every sweep whose
+/// query answered. A sweep whose query failed reports `visited: 0, errors: 1`; the Lambda
+/// binary fails that invocation, so AWS counts the missed run.
+///
+/// A room whose next timeout is a computer player's move is handed to `thinker` (the sweeper
+/// never searches: on AWS it is the backstop for a lost invocation of the bot function).
+pub async fn sweep<S: RoomStore>(
+    store: &S,
+    thinker: &dyn Thinker,
+    now: Millis,
+    limit: usize,
+) -> SweepReport {
     let mut lag = 0;
-    let report = sweep_rooms(store, now, limit, &mut lag).await;
+    let report = sweep_rooms(store, thinker, now, limit, &mut lag).await;
     if report.errors == 0 || report.visited > 0 {
         metrics::record(Metric::SweeperLag(std::time::Duration::from_millis(lag)));
     }
@@ -49,6 +59,7 @@ pub async fn sweep<S: RoomStore>(store: &S, now: Millis, limit: usize) -> SweepR
 /// [`sweep`] itself; `lag` ends as how late the oldest overdue room it fired was.
 async fn sweep_rooms<S: RoomStore>(
     store: &S,
+    thinker: &dyn Thinker,
     now: Millis,
     limit: usize,
     lag: &mut Millis,
@@ -66,7 +77,7 @@ async fn sweep_rooms<S: RoomStore>(
         report.visited += 1;
         // Boxed: the save path's future is deep, and nesting it in this loop's future overflows
         // the compiler's layout recursion on the Lambda binary. One allocation per room.
-        match Box::pin(sweep_room(store, &id, now)).await {
+        match Box::pin(sweep_room(store, thinker, &id, now)).await {
             Ok(Swept::Fired(n, overdue_since)) => {
                 *lag = (*lag).max(now.saturating_sub(overdue_since.unwrap_or(now)));
                 report.rooms_fired += 1;
@@ -97,12 +108,18 @@ enum Swept {
     Nothing,
 }
 
-async fn sweep_room<S: RoomStore>(store: &S, id: &str, now: Millis) -> Result<Swept, ApiError> {
+async fn sweep_room<S: RoomStore>(
+    store: &S,
+    thinker: &dyn Thinker,
+    id: &str,
+    now: Millis,
+) -> Result<Swept, ApiError> {
     // The same save path as every request: if a player's request saves first, the sweeper's
     // attempt is redone on the fresh room, where that request has already fired these
     // timeouts — so it finds nothing to fire and writes nothing.
     let saved = transact(
         store,
+        thinker,
         || now,
         Target::Load(id),
         new_request_id()?,

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
+#[path = "it/support.rs"]
 mod support;
 use support::{Server, start_server};
 

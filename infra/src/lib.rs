@@ -11,6 +11,8 @@
 //!   kept in the rooms table.
 //! - [`notify`]: in-process change notification, so long-polls wake the moment a room changes.
 //! - `contract` (feature `contract`): the test suite every `RoomStore` adapter must pass.
+//! - `emulator` (feature `contract`): clients and stores on the DynamoDB emulators the tests
+//!   run against (dynalite, moto).
 //! - `faults` (feature `contract`): a store wrapper that loses answers and fails calls on
 //!   purpose, for the exactly-once tests.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
@@ -22,6 +24,8 @@ pub mod chat_contract;
 pub mod contract;
 pub mod dynamo;
 pub mod embedded;
+#[cfg(feature = "contract")]
+pub mod emulator;
 #[cfg(feature = "contract")]
 pub mod faults;
 pub mod live_registry;

@@ -1,6 +1,6 @@
-//! Computer players over HTTP (issue 22): `addBot` in the lobby, and whole games in which the
-//! bots' moves are fired only by the human's reads and the sweeper, with the dev clock moved to
-//! each bot's due time (`deadlineAt`) instead of sleeping.
+//! Computer players over HTTP: `addBot` in the lobby, and whole games in which the bots' moves
+//! are made by the server's thinker (cued by saves, reads and the sweeper), with the dev clock
+//! moved to each bot's due time (`deadlineAt`) instead of sleeping.
 
 use std::sync::Arc;
 
@@ -10,7 +10,7 @@ use madang_tests::bots::{
     check_a_four_seat_yut_game_with_three_bots, check_a_nine_line_baduk_game_against_the_bot,
     player, yut_room_with_bots,
 };
-use madang_tests::{embedded_store, spawn_app, spawn_app_unswept};
+use madang_tests::{Player, TestApp, embedded_store, spawn_app, spawn_app_unswept};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -129,7 +129,8 @@ async fn racing_readers_and_the_sweeper_never_make_a_bot_move_twice() {
                         .as_u64()
                         .unwrap()
                 } else {
-                    let report = sweeper::sweep(&*inner.store, inner.clock.now(), 10).await;
+                    let report =
+                        sweeper::sweep(&*inner.store, &*inner.thinker, inner.clock.now(), 10).await;
                     assert_eq!(report.errors, 0);
                     0
                 }
@@ -137,8 +138,9 @@ async fn racing_readers_and_the_sweeper_never_make_a_bot_move_twice() {
         }
         let versions = racers.join_all().await;
         assert!(versions.iter().any(|&v| v > 0));
-        let a = app.room(&raced, Some(&human)).await;
-        let b = app.room(&alone, Some(&twin)).await;
+        // The bots' moves arrive as the thinker's saves: wait for each room's human turn.
+        let a = settled(&app, &raced, &human).await;
+        let b = settled(&app, &alone, &twin).await;
         assert_eq!(a["version"], b["version"], "round {round}");
         assert_eq!(a["state"]["sides"], b["state"]["sides"], "round {round}");
         assert_eq!(a["state"]["log"], b["state"]["log"], "round {round}");
@@ -157,4 +159,17 @@ async fn racing_readers_and_the_sweeper_never_make_a_bot_move_twice() {
 async fn a_nine_line_baduk_game_against_the_bot_ends_in_an_agreed_score() {
     let app = spawn_app().await;
     check_a_nine_line_baduk_game_against_the_bot(&app).await;
+}
+
+/// The room once its computer players are done: finished, or `who`'s turn (long-polled).
+async fn settled(app: &TestApp, room: &str, who: &Player) -> Value {
+    let mut view = app.room(room, Some(who)).await;
+    for _ in 0..200 {
+        if view["status"] == "finished" || view["state"]["currentPlayer"] == who.id.as_str() {
+            return view;
+        }
+        let version = view["version"].as_u64().unwrap();
+        view = app.room_after(room, Some(who), version).await;
+    }
+    panic!("the bots did not finish their turn: {view}");
 }

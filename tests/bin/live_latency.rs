@@ -12,9 +12,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use madang_infra::DynamoStore;
-use madang_infra::contract::fresh_id;
-use madang_infra::dynamo::{ensure_table, sdk_config};
+use madang_infra::emulator;
 use madang_tests::TestApp;
 use madang_tests::games::yut_action;
 use madang_tests::lambda::{LambdaStack, StackConfig};
@@ -24,20 +22,8 @@ use serde_json::json;
 const ROUNDS: usize = 300;
 
 async fn lambda_stack() -> LambdaStack {
-    let endpoint = std::env::var("MADANG_DYNALITE_ENDPOINT")
-        .expect("live_latency lambda needs MADANG_DYNALITE_ENDPOINT (a running dynalite)");
-    let config = sdk_config()
-        .endpoint_url(&endpoint)
-        .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
-        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
-            "test", "test", None, None, "static",
-        ))
-        .load()
-        .await;
-    let client = aws_sdk_dynamodb::Client::new(&config);
-    let table = format!("madang-{}", fresh_id("livelat"));
-    ensure_table(&client, &table).await.unwrap();
-    let store = Arc::new(DynamoStore::new(client, table));
+    let endpoint = emulator::dynalite();
+    let store = Arc::new(emulator::dynalite_store("livelat").await);
     let config = StackConfig {
         api_environments: 3,
         live: true,

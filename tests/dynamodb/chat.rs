@@ -11,7 +11,7 @@ use madang_tests::chat::{
 };
 use madang_tests::{TestApp, spawn_app_on};
 
-use super::dynalite_store;
+use madang_infra::emulator::dynalite_store;
 
 async fn app(tag: &str) -> TestApp {
     spawn_app_on(Arc::new(dynalite_store(tag).await)).await

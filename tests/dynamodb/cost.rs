@@ -1,8 +1,11 @@
 //! What a game costs on DynamoDB, measured: item size and consumed units per action through a
 //! whole four-player 윷놀이 game and a 400-move 19×19 바둑 game, next to the size of the naive
 //! encoding of the same games; and the item size of 19×19 games by move count, up to the
-//! 722 first moves of Little Go's longest record. Printed
-//! (`cargo test --test dynamodb cost -- --nocapture`), copied into `docs/cost.md`, and asserted:
+//! 722 first moves of Little Go's longest record. The whole games are cost runs, outside the
+//! default test command (`#[ignore]`: `scripts/cost` runs them, or `cargo test --test dynamodb
+//! cost -- --ignored --nocapture`); the default run plays their first actions and holds the
+//! invariant: units per action ([`units_per_action_of_the_first_actions_on_dynamodb`]). Printed,
+//! copied into `docs/cost.md`, and asserted:
 //!
 //! - the room's item is at most 1 KB after every action of both games (by DynamoDB's size rules,
 //!   and by dynalite, which bills every write of it as exactly one unit), and through move 400 of
@@ -257,7 +260,13 @@ impl Sim {
                 .clock
                 .advance(self.next_sweep.saturating_sub(now));
             let before = self.meter.report();
-            let swept = sweeper::sweep(&*self.store, self.server.clock.now(), 100).await;
+            let swept = sweeper::sweep(
+                &*self.store,
+                &*self.server.thinker,
+                self.server.clock.now(),
+                100,
+            )
+            .await;
             assert_eq!(
                 (swept.errors, swept.timeouts_fired),
                 (0, 0),
@@ -407,6 +416,11 @@ impl Sim {
 
 /// A four-player 윷놀이 game (individual, default 30 s turn timer) played to the end.
 async fn yut_game() -> Sim {
+    yut_game_until(u64::MAX).await
+}
+
+/// The same, stopped after `max_actions` actions if it has not ended.
+async fn yut_game_until(max_actions: u64) -> Sim {
     let mut sim = Sim::new(
         "윷놀이, 4 players, 30 s turns, an action every 4 s",
         "yut",
@@ -420,7 +434,7 @@ async fn yut_game() -> Sim {
     sim.act(0, json!({"type": "start"})).await;
     for _ in 0..5_000 {
         let views = sim.poll_all().await;
-        if views[0]["status"] == "finished" {
+        if views[0]["status"] == "finished" || sim.actions >= max_actions {
             return sim;
         }
         let current = views[0]["state"]["currentPlayer"].as_str().unwrap();
@@ -435,6 +449,11 @@ async fn yut_game() -> Sim {
 /// A 19×19 바둑 game: [`BADUK_MOVES`] stones on points drawn from a fixed sequence among the
 /// legal ones, then two passes and both players agreeing to the count.
 async fn baduk_game() -> Sim {
+    baduk_game_of(BADUK_MOVES).await
+}
+
+/// The same game with `moves` stones.
+async fn baduk_game_of(moves: usize) -> Sim {
     let mut sim = Sim::new(
         "바둑 19×19, 400 moves, byo-yomi 30 s × 3, a move every 8 s",
         "baduk",
@@ -445,7 +464,7 @@ async fn baduk_game() -> Sim {
     sim.join("백").await;
     sim.act(0, json!({"type": "start"})).await;
     let mut draw: u64 = 0x2545_f491_4f6c_dd1d;
-    for turn in 0..BADUK_MOVES + 2 {
+    for turn in 0..moves + 2 {
         let views = sim.poll_all().await;
         let who = turn % 2;
         let mine = &views[who]["state"];
@@ -453,7 +472,7 @@ async fn baduk_game() -> Sim {
             mine["players"][mine["turn"].as_str().unwrap()],
             sim.players[who].id.as_str()
         );
-        let action = if turn < BADUK_MOVES {
+        let action = if turn < moves {
             random_place(mine, &mut draw)
         } else {
             json!({"type": "pass"})
@@ -506,6 +525,7 @@ async fn long_record() -> Sim {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a whole-game cost run: scripts/cost runs it"]
 async fn the_item_of_a_19x19_game_stays_within_1_kb_through_move_400() {
     let sim = long_record().await;
     let mut table =
@@ -530,7 +550,44 @@ async fn the_item_of_a_19x19_game_stays_within_1_kb_through_move_400() {
     );
 }
 
+/// The invariant of the default run: an action is one strongly consistent read (1 unit) and its
+/// saves one unit each (the item stays within 1 KB); the players' reads and the sweeps write
+/// one unit per write too; no write is refused. The first 40 윷놀이 actions and a 30-move 19×19
+/// game, at the pace of the whole games.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn units_per_action_of_the_first_actions_on_dynamodb() {
+    let (yut, baduk) = tokio::join!(yut_game_until(40), baduk_game_of(30));
+    for sim in [&yut, &baduk] {
+        let actions = &sim.on_actions;
+        assert_eq!(
+            actions.read_units, sim.actions as f64,
+            "{}: one read unit per action: {actions:?}",
+            sim.name
+        );
+        assert_eq!(actions.reads, sim.actions, "{}: {actions:?}", sim.name);
+        for (what, spent) in [
+            ("actions", &sim.on_actions),
+            ("polls", &sim.on_polls),
+            ("sweeps", &sim.on_sweeps),
+        ] {
+            assert_eq!(
+                spent.write_units, spent.writes as f64,
+                "{}: {what}: a write of more than one unit: {spent:?}",
+                sim.name
+            );
+            assert_eq!(spent.conditional_failures, 0, "{}: {what}", sim.name);
+        }
+        let per_action = actions.write_units / sim.actions as f64;
+        assert!(
+            (1.0..=1.5).contains(&per_action),
+            "{}: {per_action} write units per action (the save, and presence at most every 15 s)",
+            sim.name
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a whole-game cost run: scripts/cost runs it"]
 async fn the_cost_of_whole_games_on_dynamodb_is_within_its_targets() {
     let (yut, baduk) = tokio::join!(yut_game(), baduk_game());
     println!(
@@ -652,7 +709,13 @@ impl BotGame {
             self.server
                 .clock
                 .advance(self.next_sweep.saturating_sub(now));
-            let swept = sweeper::sweep(&*self.store, self.server.clock.now(), 100).await;
+            let swept = sweeper::sweep(
+                &*self.store,
+                &*self.server.thinker,
+                self.server.clock.now(),
+                100,
+            )
+            .await;
             assert_eq!(swept.errors, 0);
             self.next_sweep += SWEEP_EVERY_MS;
         }
@@ -732,6 +795,7 @@ fn engine_gbs(cpu_ms: f64, mb: f64) -> f64 {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a whole-game cost run: scripts/cost runs it"]
 async fn the_cost_of_games_against_bots_on_dynamodb() {
     // 9줄 바둑: the human (white) plays 8 s a move on points drawn from a fixed sequence for 30
     // moves, then passes; agrees to the bot's marks.

@@ -8,7 +8,7 @@ use madang_infra::faults::FaultyStore;
 use madang_tests::exactly_once::*;
 use madang_tests::{spawn_app_on, spawn_app_unswept};
 
-use crate::dynalite_store;
+use madang_infra::emulator::dynalite_store;
 
 #[tokio::test]
 async fn a_landed_save_whose_answer_was_lost_is_answered_once_on_dynamodb() {

@@ -19,11 +19,8 @@ mod sweeper_race;
 
 use std::sync::Arc;
 
-use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::config::{Credentials, Region};
 use madang_core::Millis;
-use madang_infra::contract::fresh_id;
-use madang_infra::dynamo::{ensure_table, sdk_config};
+use madang_infra::emulator::dynalite_store;
 use madang_infra::{DynamoStore, RoomStore};
 use madang_tests::games::{
     check_a_whole_four_player_team_yut_game, check_a_whole_nine_by_nine_baduk_game,
@@ -31,37 +28,8 @@ use madang_tests::games::{
 use madang_tests::race::check_racing_clients_never_double_apply;
 use madang_tests::spawn_app_on;
 
-/// The variable naming the dynalite endpoint.
-const ENDPOINT: &str = "MADANG_DYNALITE_ENDPOINT";
-
 /// Far after every test run: a due-index query at this time lists every room with a due time.
 const LATER: Millis = 4_000_000_000_000;
-
-/// A client for dynalite, with dummy credentials. Panics when the endpoint is not set.
-pub async fn dynalite_client() -> Client {
-    let endpoint = std::env::var(ENDPOINT).unwrap_or_else(|_| {
-        panic!(
-            "{ENDPOINT} is not set. The DynamoDB tests need the emulator that ./scripts/test \
-             installs and starts: run ./scripts/test (or start dynalite yourself and set \
-             {ENDPOINT}, as docs/deploy.md shows)"
-        )
-    });
-    let config = sdk_config()
-        .endpoint_url(endpoint)
-        .region(Region::new("us-east-1"))
-        .credentials_provider(Credentials::new("test", "test", None, None, "static"))
-        .load()
-        .await;
-    Client::new(&config)
-}
-
-/// A store on a new table of its own on dynalite.
-pub async fn dynalite_store(tag: &str) -> DynamoStore {
-    let client = dynalite_client().await;
-    let table = format!("madang-{}", fresh_id(tag));
-    ensure_table(&client, &table).await.expect("ensure_table");
-    DynamoStore::new(client, table)
-}
 
 /// Nothing is left in the due index: every room of the table is over.
 async fn assert_nothing_due(store: &DynamoStore) {

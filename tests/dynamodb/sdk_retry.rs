@@ -7,20 +7,18 @@
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::config::{Credentials, Region};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode as AxumStatus, Uri};
 use axum::response::{IntoResponse, Response};
 use madang_infra::DynamoStore;
 use madang_infra::contract::fresh_id;
-use madang_infra::dynamo::{ensure_table, sdk_config};
+use madang_infra::dynamo::ensure_table;
+use madang_infra::emulator::{self, dynalite, dynalite_client};
 use madang_tests::spawn_app_unswept;
 use reqwest::StatusCode;
 use serde_json::json;
 use tokio::sync::{Mutex, oneshot};
-
-use crate::dynalite_client;
 
 /// What the proxy does with the next `UpdateItem`.
 #[derive(Default)]
@@ -85,7 +83,7 @@ async fn forward(
 }
 
 async fn proxied_client(trap: Arc<Mutex<Trap>>) -> Client {
-    let upstream = std::env::var(crate::ENDPOINT).unwrap();
+    let upstream = dynalite();
     let proxy = Proxy {
         upstream,
         http: reqwest::Client::new(),
@@ -95,13 +93,7 @@ async fn proxied_client(trap: Arc<Mutex<Trap>>) -> Client {
     let addr = listener.local_addr().unwrap();
     let router = axum::Router::new().fallback(forward).with_state(proxy);
     tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-    let config = sdk_config()
-        .endpoint_url(format!("http://{addr}"))
-        .region(Region::new("us-east-1"))
-        .credentials_provider(Credentials::new("test", "test", None, None, "static"))
-        .load()
-        .await;
-    Client::new(&config)
+    emulator::client_at(&format!("http://{addr}")).await
 }
 
 #[tokio::test]

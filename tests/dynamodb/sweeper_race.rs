@@ -29,7 +29,7 @@ use madang_tests::overdue::{OverdueRoom, overdue_turn};
 use serde_json::{Value, json};
 use tokio::sync::Barrier;
 
-use crate::dynalite_store;
+use madang_infra::emulator::dynalite_store;
 
 /// How many times the two race.
 const REPETITIONS: usize = 1_000;
@@ -149,7 +149,13 @@ async fn race_once(app: &App<DynamoStore>, store: &Arc<DynamoStore>, i: usize, t
         let (store, barrier, clock) = (store.clone(), barrier.clone(), app.clock.clone());
         tokio::spawn(async move {
             barrier.wait().await;
-            sweeper::sweep(&*store, clock.now(), 100).await
+            sweeper::sweep(
+                &*store,
+                &madang_functions::thinker::NoThinker,
+                clock.now(),
+                100,
+            )
+            .await
         })
     };
     let acting = {

@@ -15,6 +15,8 @@
 //!   `madang_infra::dynamo::WAIT_STEP`), since the dev clock does not make the store's own
 //!   timer sleep.
 //!
+//! A cost run outside the default test command (`#[ignore]`: `scripts/cost --polling`).
+//!
 //! From those counts, the month of 3,000 games of each kind is priced for both front doors (API
 //! Gateway HTTP API, Lambda Function URL) with the prices of `docs/cost.md`. The test asserts the
 //! goal of the recommended mode (short polls through a Function URL): at most $12 a month, and
@@ -244,7 +246,7 @@ impl Sim {
         while self.next_sweep <= until {
             self.advance_to(self.next_sweep);
             let before = self.meter.report();
-            let swept = sweeper::sweep(&*self.store, self.now(), 100).await;
+            let swept = sweeper::sweep(&*self.store, &*self.server.thinker, self.now(), 100).await;
             assert_eq!(swept.errors, 0);
             add(&mut self.on_sweeps, &self.meter.report().since(&before));
             self.next_sweep += SWEEP_EVERY_MS;
@@ -417,6 +419,7 @@ async fn baduk_game(mode: Mode) -> Sim {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "whole games in each polling mode: scripts/cost --polling runs it"]
 async fn the_casual_month_in_each_polling_mode_and_the_recommended_one_meets_its_goal() {
     let (yut_short, baduk_short, yut_long, baduk_long) = tokio::join!(
         yut_game(Mode::Short),

@@ -1,5 +1,5 @@
-//! A Lambda Runtime API emulator that runs the real `api` and `sweeper` binaries the way AWS
-//! Lambda does, for the `lambda` test suite and the `wake_latency` tool.
+//! A Lambda Runtime API emulator that runs the real `api`, `sweeper` and `bot` binaries the way
+//! AWS Lambda does, for the `lambda` test suite and the `wake_latency` tool.
 //!
 //! - **Execution environments.** Each environment is a separate process of the real binary
 //!   (`target/debug/api`, built by `cargo build` first), started with the environment Lambda
@@ -29,6 +29,10 @@
 //!   real `live` binary, with its `@connections` endpoint (`websocket.rs`); every function gets
 //!   `MADANG_LIVE_ENDPOINT`, the stage URL, as `template.yaml` sets it.
 //! - **The schedule.** [`LambdaStack::sweep`] sends the sweeper an EventBridge Scheduler event.
+//! - **The bot function.** Lambda's `Invoke` API (`AWS_ENDPOINT_URL_LAMBDA` of every function):
+//!   an asynchronous invocation of `madang-bot` (`MADANG_BOT_FUNCTION`) is queued for one of its
+//!   two environments and answered `202`, as Lambda does; [`LambdaStack::bot_invocations`]
+//!   counts them.
 //!
 //! Everything runs on loopback; the processes are killed when the stack is dropped.
 
@@ -67,6 +71,10 @@ const REGION: &str = "us-east-1";
 const API_TIMEOUT: Duration = Duration::from_secs(28);
 /// The sweeper's timeout in `template.yaml`.
 const SWEEPER_TIMEOUT: Duration = Duration::from_secs(50);
+/// The bot function's timeout in `template.yaml`.
+const BOT_TIMEOUT: Duration = Duration::from_secs(60);
+/// The bot function's name, as the other functions are told it (`MADANG_BOT_FUNCTION`).
+const BOT_FUNCTION: &str = "madang-bot";
 /// How long an environment may take from spawn to its first `next` before the stack gives up.
 const INIT_WITHIN: Duration = Duration::from_secs(30);
 
@@ -96,6 +104,12 @@ pub struct StackConfig {
     /// More variables of the `api` environments, as a deployment sets them (the origin secret
     /// behind a CDN); set after the others, so they may also replace one (`RUST_LOG`).
     pub api_env: Vec<(String, String)>,
+    /// More variables of every function's environments (set before `api_env`).
+    pub env: Vec<(String, String)>,
+    /// `LoggingConfig.ApplicationLogLevel`, as Lambda passes it: `AWS_LAMBDA_LOG_LEVEL` and
+    /// `AWS_LAMBDA_LOG_FORMAT=JSON` in every environment, and no `RUST_LOG`. `None`: no
+    /// log-level filtering, `RUST_LOG=info` (the functions' own default).
+    pub log_level: Option<String>,
     /// More variables of the `live` environment (the origins its pages may come from).
     pub live_env: Vec<(String, String)>,
 }
@@ -109,6 +123,8 @@ impl Default for StackConfig {
             max_wait_secs: None,
             live: false,
             api_env: Vec::new(),
+            env: Vec::new(),
+            log_level: None,
             live_env: Vec::new(),
         }
     }
@@ -355,6 +371,11 @@ pub struct LambdaStack {
     pub store: Arc<DynamoStore>,
     api: Arc<Function>,
     sweeper: Arc<Function>,
+    bot: Arc<Function>,
+    /// The Lambda service's `Invoke` endpoint (`AWS_ENDPOINT_URL_LAMBDA` of every function).
+    invoke_url: String,
+    /// Asynchronous invocations of the bot function the `Invoke` endpoint accepted.
+    bot_invocations: Arc<AtomicU64>,
     children: Vec<Child>,
     logs: PathBuf,
     live: Option<Arc<websocket::WsFront>>,
@@ -386,6 +407,9 @@ impl LambdaStack {
     pub async fn start(store: Arc<DynamoStore>, dynalite: &str, config: StackConfig) -> Self {
         let api = Function::new("madang-api");
         let sweeper = Function::new("madang-sweeper");
+        let bot = Function::new(BOT_FUNCTION);
+        let bot_invocations = Arc::new(AtomicU64::new(0));
+        let invoke_url = serve_invoke_api(bot.clone(), bot_invocations.clone()).await;
         let logs = std::env::temp_dir().join(format!(
             "madang-lambda-{}",
             madang_infra::contract::fresh_id("logs")
@@ -400,6 +424,9 @@ impl LambdaStack {
             store: store.clone(),
             api: api.clone(),
             sweeper: sweeper.clone(),
+            bot: bot.clone(),
+            invoke_url,
+            bot_invocations,
             children: Vec::new(),
             logs,
             live: None,
@@ -412,6 +439,10 @@ impl LambdaStack {
             stack.live = Some(front);
             live_listener = Some(listener);
         }
+        // The front door's address first: the live function is told the app's origin, as the
+        // template tells it (`MADANG_APP_ORIGIN`, the pages that may open the channel).
+        let front_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        stack.app.base = format!("http://{}", front_listener.local_addr().unwrap());
         for env in 0..config.api_environments {
             stack
                 .spawn(&api, "api", env, store.table(), dynalite, &config)
@@ -420,6 +451,11 @@ impl LambdaStack {
         stack
             .spawn(&sweeper, "sweeper", 0, store.table(), dynalite, &config)
             .await;
+        for env in 0..2 {
+            stack
+                .spawn(&bot, "bot", env, store.table(), dynalite, &config)
+                .await;
+        }
         if let Some(listener) = live_listener {
             stack
                 .spawn(&live, "live", 0, store.table(), dynalite, &config)
@@ -431,13 +467,14 @@ impl LambdaStack {
         }
         stack.wait_for_init(&api, config.api_environments).await;
         stack.wait_for_init(&sweeper, 1).await;
+        stack.wait_for_init(&bot, 2).await;
 
         let front = Front {
             api,
             door: config.front_door,
             requests: stack.requests.clone(),
         };
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let listener = front_listener;
         let addr = listener.local_addr().unwrap();
         let routes = Router::new().fallback(front_door).with_state(front);
         tokio::spawn(async move {
@@ -494,13 +531,24 @@ impl LambdaStack {
             .env("AWS_SESSION_TOKEN", "test")
             .env("AWS_EC2_METADATA_DISABLED", "true")
             .env("AWS_ENDPOINT_URL_DYNAMODB", dynalite)
+            .env("AWS_ENDPOINT_URL_LAMBDA", &self.invoke_url)
+            .env("MADANG_BOT_FUNCTION", BOT_FUNCTION)
             .env("MADANG_STORE", "dynamodb")
             .env("MADANG_TABLE", table)
             .env("MADANG_STAGE", "emulated")
-            .env("RUST_LOG", "info")
             .stdin(Stdio::null())
             .stdout(log.try_clone().unwrap())
             .stderr(log);
+        match &config.log_level {
+            Some(level) => {
+                command
+                    .env("AWS_LAMBDA_LOG_LEVEL", level)
+                    .env("AWS_LAMBDA_LOG_FORMAT", "JSON");
+            }
+            None => {
+                command.env("RUST_LOG", "info");
+            }
+        }
         if config.dev {
             command.env("MADANG_DEV", "1");
         }
@@ -510,10 +558,12 @@ impl LambdaStack {
         if let Some(secs) = config.max_wait_secs {
             command.env("MADANG_MAX_WAIT_SECS", secs.to_string());
         }
+        command.envs(config.env.iter().map(|(k, v)| (k, v)));
         if binary_name == "api" {
             command.envs(config.api_env.iter().map(|(k, v)| (k, v)));
         }
         if binary_name == "live" {
+            command.env("MADANG_APP_ORIGIN", &self.app.base);
             command.envs(config.live_env.iter().map(|(k, v)| (k, v)));
         }
         function.timings.lock().unwrap().push(EnvTimings::default());
@@ -543,6 +593,14 @@ impl LambdaStack {
             ready(),
             self.logs.display()
         );
+    }
+
+    /// The WebSocket front's URL (`ws://…/live`, the `liveUrl` the functions hand out), whatever
+    /// `MADANG_LIVE_ENDPOINT` a test gave a function ([`StackConfig::live`]; `None` without it).
+    pub fn live_url(&self) -> Option<String> {
+        self.live
+            .as_ref()
+            .map(|f| f.endpoint().replacen("http://", "ws://", 1))
     }
 
     /// Live connections open at the WebSocket front now.
@@ -642,9 +700,55 @@ impl LambdaStack {
         self.sweeper.timings.lock().unwrap().clone()
     }
 
+    /// Asynchronous invocations of the bot function so far (each one a room's computer
+    /// players' turn handed over; a move is searched once per invocation at most).
+    pub fn bot_invocations(&self) -> u64 {
+        self.bot_invocations.load(Ordering::Relaxed)
+    }
+
+    /// Waits until every invocation of the bot function has been answered (its moves saved and
+    /// its metrics written), or 60 s.
+    pub async fn bots_done(&self) {
+        let answered = || {
+            self.bot
+                .timings
+                .lock()
+                .unwrap()
+                .iter()
+                .map(|t| t.invocations.len() as u64)
+                .sum::<u64>()
+        };
+        let all = self
+            .bot
+            .until(|| answered() >= self.bot_invocations(), BOT_TIMEOUT)
+            .await;
+        assert!(
+            all,
+            "the bot function did not answer every invocation; logs in {}",
+            self.logs.display()
+        );
+    }
+
+    /// The bot function's environments' timings.
+    pub fn bot_timings(&self) -> Vec<EnvTimings> {
+        self.bot.timings.lock().unwrap().clone()
+    }
+
     /// One scheduled run of the sweeper, as EventBridge Scheduler invokes it; returns its answer
-    /// (the sweep report).
+    /// (the sweep report). Panics if the run failed ([`LambdaStack::sweep_answer`] does not).
     pub async fn sweep(&self) -> Value {
+        match self.sweep_answer().await {
+            Some(Answer::Response(body)) => serde_json::from_slice(&body).unwrap(),
+            other => panic!(
+                "the sweeper failed: {other:?}; logs in {}",
+                self.logs.display()
+            ),
+        }
+    }
+
+    /// One scheduled run of the sweeper; its answer as the runtime posted it (`None`: none
+    /// within the sweeper's timeout).
+    pub async fn sweep_answer(&self) -> Option<Answer> {
         let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
         let event = json!({
             "version": "0",
@@ -657,14 +761,53 @@ impl LambdaStack {
             "resources": [format!("arn:aws:scheduler:{REGION}:{ACCOUNT}:schedule/default/madang-sweeper")],
             "detail": {},
         });
-        match self.sweeper.invoke(&event, SWEEPER_TIMEOUT).await {
-            Some(Answer::Response(body)) => serde_json::from_slice(&body).unwrap(),
-            other => panic!(
-                "the sweeper failed: {other:?}; logs in {}",
-                self.logs.display()
-            ),
-        }
+        self.sweeper.invoke(&event, SWEEPER_TIMEOUT).await
     }
+}
+
+/// The Lambda service's `Invoke` API for the bot function, as the SDK calls it:
+/// `POST /2015-03-31/functions/{name}/invocations` with `X-Amz-Invocation-Type: Event` is queued
+/// for the function and answered `202` at once, as Lambda answers an asynchronous invocation;
+/// the function's own answer goes nowhere. Returns the endpoint's URL.
+async fn serve_invoke_api(bot: Arc<Function>, accepted: Arc<AtomicU64>) -> String {
+    async fn invoke(
+        State((bot, accepted)): State<(Arc<Function>, Arc<AtomicU64>)>,
+        Path(name): Path<String>,
+        headers: HeaderMap,
+        body: Bytes,
+    ) -> Response {
+        let event_type = headers
+            .get("x-amz-invocation-type")
+            .and_then(|v| v.to_str().ok());
+        if name != BOT_FUNCTION || event_type != Some("Event") {
+            return (
+                StatusCode::BAD_REQUEST,
+                [("x-amzn-errortype", "InvalidParameterValueException")],
+                r#"{"message":"only asynchronous invocations of the bot function"}"#,
+            )
+                .into_response();
+        }
+        let Ok(event) = serde_json::from_slice::<Value>(&body) else {
+            return (
+                StatusCode::BAD_REQUEST,
+                [("x-amzn-errortype", "InvalidRequestContentException")],
+                r#"{"message":"the payload is not JSON"}"#,
+            )
+                .into_response();
+        };
+        accepted.fetch_add(1, Ordering::Relaxed);
+        tokio::spawn(async move {
+            let _ = bot.invoke(&event, BOT_TIMEOUT).await;
+        });
+        StatusCode::ACCEPTED.into_response()
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let routes = Router::new()
+        .route("/2015-03-31/functions/{name}/invocations", post(invoke))
+        .with_state((bot, accepted));
+    tokio::spawn(async move { axum::serve(listener, routes).await.unwrap() });
+    format!("http://{addr}")
 }
 
 /// The front door: one HTTP request → one payload 2.0 event → the function's answer as HTTP.
@@ -901,7 +1044,7 @@ fn civil(secs: u64) -> (i64, u64, u64, u64, u64, u64) {
 }
 
 /// `01/Dec/2026:07:22:04 +0000`, the `requestContext.time` format.
-fn clf_time(secs: u64) -> String {
+pub fn clf_time(secs: u64) -> String {
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ];
@@ -912,19 +1055,8 @@ fn clf_time(secs: u64) -> String {
     )
 }
 
-/// `2026-12-01T07:22:04Z`.
-fn iso8601(secs: u64) -> String {
+/// `2026-12-01T07:22:04Z`, the time format of EventBridge's scheduled events.
+pub fn iso8601(secs: u64) -> String {
     let (y, m, d, hh, mm, ss) = civil(secs);
     format!("{y}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}Z")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{clf_time, iso8601};
-
-    #[test]
-    fn event_times_are_formatted_as_api_gateway_and_eventbridge_write_them() {
-        assert_eq!(clf_time(1_795_994_524), "29/Nov/2026:23:22:04 +0000");
-        assert_eq!(iso8601(951_782_400), "2000-02-29T00:00:00Z");
-    }
 }

@@ -12,7 +12,7 @@ use madang_tests::live::{
 };
 use serde_json::json;
 
-use super::{dynalite, dynalite_store};
+use madang_infra::emulator::{dynalite, dynalite_store};
 
 async fn live_stack(tag: &str) -> LambdaStack {
     let store = Arc::new(dynalite_store(tag).await);

@@ -31,9 +31,8 @@ mod sweeper_race;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use madang_infra::contract::fresh_id;
-use madang_infra::dynamo::{ensure_table, sdk_config};
-use madang_infra::{DynamoStore, RoomStore};
+use madang_infra::RoomStore;
+use madang_infra::emulator::{dynalite, dynalite_store};
 use madang_tests::games::{
     check_a_whole_four_player_team_yut_game, check_a_whole_nine_by_nine_baduk_game,
 };
@@ -42,35 +41,6 @@ use madang_tests::race::check_racing_clients_never_double_apply;
 use madang_tests::store_proxy::{self, StoreProxy};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-
-/// The variable naming the dynalite endpoint.
-const ENDPOINT: &str = "MADANG_DYNALITE_ENDPOINT";
-
-/// The dynalite endpoint. Panics when it is not set.
-pub fn dynalite() -> String {
-    std::env::var(ENDPOINT).unwrap_or_else(|_| {
-        panic!(
-            "{ENDPOINT} is not set: the Lambda suite needs dynalite, which ./scripts/test \
-             installs and starts"
-        )
-    })
-}
-
-/// A store on a new table of its own on dynalite.
-pub async fn dynalite_store(tag: &str) -> DynamoStore {
-    let config = sdk_config()
-        .endpoint_url(dynalite())
-        .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
-        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
-            "test", "test", None, None, "static",
-        ))
-        .load()
-        .await;
-    let client = aws_sdk_dynamodb::Client::new(&config);
-    let table = format!("madang-{}", fresh_id(tag));
-    ensure_table(&client, &table).await.expect("ensure_table");
-    DynamoStore::new(client, table)
-}
 
 /// A stack on a fresh table.
 pub async fn stack(tag: &str, config: StackConfig) -> LambdaStack {
@@ -103,16 +73,31 @@ async fn a_whole_nine_by_nine_baduk_game_is_played_through_a_function_url() {
     check_a_whole_nine_by_nine_baduk_game(&stack.app).await;
 }
 
+/// The bots' moves are the bot function's: the `api` function invokes it asynchronously from
+/// the saves that made a move due, never more often than there are moves (one search per move at
+/// most, however many read).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_four_seat_yut_game_with_three_bots_is_played_to_its_end_through_lambda() {
     let stack = stack("l-yut-bots", StackConfig::default()).await;
-    madang_tests::bots::check_a_four_seat_yut_game_with_three_bots(&stack.app).await;
+    let moves = madang_tests::bots::check_a_four_seat_yut_game_with_three_bots(&stack.app).await;
+    stack.bots_done().await;
+    let invocations = stack.bot_invocations();
+    assert!(
+        (1..=moves).contains(&invocations),
+        "{invocations} invocations, {moves} moves"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_nine_line_baduk_game_against_the_bot_ends_in_an_agreed_score_through_lambda() {
     let stack = stack("l-baduk-bot", StackConfig::default()).await;
-    madang_tests::bots::check_a_nine_line_baduk_game_against_the_bot(&stack.app).await;
+    let moves = madang_tests::bots::check_a_nine_line_baduk_game_against_the_bot(&stack.app).await;
+    stack.bots_done().await;
+    let invocations = stack.bot_invocations();
+    assert!(
+        (1..=moves).contains(&invocations),
+        "{invocations} invocations, {moves} moves"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -532,4 +517,12 @@ async fn reads_say_when_to_poll_again_and_a_short_poll_304_needs_only_one_cheap_
     let named = stack.app.get(&format!("/rooms/{room}"), None).await;
     assert!(named.body["rematchRoomId"].is_string(), "{:?}", named.body);
     assert_eq!(named.headers["retry-after"], "60");
+}
+
+/// The emulator's event times (the test-support library has no unit tests of its own).
+#[test]
+fn event_times_are_formatted_as_api_gateway_and_eventbridge_write_them() {
+    use madang_tests::lambda::{clf_time, iso8601};
+    assert_eq!(clf_time(1_795_994_524), "29/Nov/2026:23:22:04 +0000");
+    assert_eq!(iso8601(951_782_400), "2000-02-29T00:00:00Z");
 }

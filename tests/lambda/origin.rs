@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use madang_tests::lambda::{FrontDoor, StackConfig};
 
-use crate::stack;
+use super::stack;
 
 /// The secret, as the template's 48 generated letters and digits would be.
 const SECRET: &str = "Zp4Lq8Wn2Xr6Tv0Ys3Ub7Ce1Df5Gh9Jk2Mn6Pq0Rs4Tu8Vw1";

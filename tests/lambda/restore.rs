@@ -8,12 +8,11 @@ use std::sync::Arc;
 
 use madang_infra::DynamoStore;
 use madang_infra::dynamo::ensure_table;
+use madang_infra::emulator::{dynalite, dynalite_client, dynalite_store};
 use madang_tests::games::{play_out, seated_yut};
 use madang_tests::lambda::{LambdaStack, StackConfig};
 use madang_tests::table_json;
 use serde_json::{Value, json};
-
-use crate::{dynalite, dynalite_store};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_table_exported_to_json_and_restored_into_a_fresh_table_plays_on() {
@@ -53,7 +52,7 @@ async fn a_table_exported_to_json_and_restored_into_a_fresh_table_plays_on() {
     };
 
     // Export to JSON text, as the tool writes it, and import into a fresh table.
-    let client = store_client();
+    let client = dynalite_client().await;
     let exported = table_json::export(&client, store.table()).await.unwrap();
     let text = serde_json::to_string_pretty(&exported).unwrap();
     let items: Vec<Value> = serde_json::from_str(&text).unwrap();
@@ -88,17 +87,4 @@ async fn a_table_exported_to_json_and_restored_into_a_fresh_table_plays_on() {
     }
     let lobby_view = after.app.room(&lobby, None).await;
     assert_eq!(lobby_view["status"], "lobby");
-}
-
-/// An SDK client of dynalite.
-fn store_client() -> aws_sdk_dynamodb::Client {
-    let config = aws_sdk_dynamodb::Config::builder()
-        .behavior_version(aws_sdk_dynamodb::config::BehaviorVersion::latest())
-        .endpoint_url(dynalite())
-        .region(aws_sdk_dynamodb::config::Region::new("us-east-1"))
-        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
-            "test", "test", None, None, "static",
-        ))
-        .build();
-    aws_sdk_dynamodb::Client::from_conf(config)
 }

@@ -21,7 +21,7 @@ use reqwest::StatusCode;
 use serde_json::json;
 use tokio::sync::Barrier;
 
-use crate::stack;
+use super::stack;
 
 /// How many times the two race (each costs a sweep, an action and a concession).
 const REPETITIONS: usize = 150;

@@ -5,7 +5,7 @@ use std::cell::Cell;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::Room;
+use super::{BotChoice, BotTurn, Fired, Presence, Room};
 use crate::baduk::Baduk;
 use crate::game::{Game, Millis};
 use crate::yut::Yut;
@@ -155,7 +155,46 @@ pub enum DecodeError {
     Trailing(usize),
 }
 
+/// A computer player's choice in an [`AnyRoom`] ([`AnyRoom::choose`]).
+#[derive(Clone, Debug)]
+pub enum AnyBotChoice {
+    /// In a 윷놀이 room.
+    Yut(BotChoice<Yut>),
+    /// In a 바둑 room.
+    Baduk(BotChoice<Baduk>),
+}
+
+impl AnyBotChoice {
+    /// The turn it was made for.
+    pub fn turn(&self) -> &BotTurn {
+        match self {
+            AnyBotChoice::Yut(c) => c.turn(),
+            AnyBotChoice::Baduk(c) => c.turn(),
+        }
+    }
+}
+
 impl AnyRoom {
+    /// [`Room::choose`]: the computer player's search for `turn`, on copies.
+    pub fn choose(&self, turn: &BotTurn) -> Option<AnyBotChoice> {
+        match self {
+            AnyRoom::Yut(r) => r.choose(turn).map(AnyBotChoice::Yut),
+            AnyRoom::Baduk(r) => r.choose(turn).map(AnyBotChoice::Baduk),
+        }
+    }
+
+    /// [`Room::play_choice`]: plays `choice` if its turn is still the room's next one; what
+    /// fired, or `None` (nothing changed: the room moved on, or the choice is another game's).
+    pub fn play_choice(&mut self, choice: AnyBotChoice, presence: &Presence) -> Option<Fired> {
+        match (self, choice) {
+            (AnyRoom::Yut(r), AnyBotChoice::Yut(c)) => r.play_choice(c, presence).map(|s| s.fired),
+            (AnyRoom::Baduk(r), AnyBotChoice::Baduk(c)) => {
+                r.play_choice(c, presence).map(|s| s.fired)
+            }
+            _ => None,
+        }
+    }
+
     /// The room's game.
     pub fn kind(&self) -> GameKind {
         match self {

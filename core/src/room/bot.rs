@@ -3,14 +3,20 @@
 //!
 //! A computer player's move is one more timeout of the room: it is due a short think time after
 //! the room last changed ([`BOT_THINK_MIN_MS`]..=[`BOT_THINK_MAX_MS`], fixed by the room's id
-//! and version, so every server computes the same moment), it shows as the room's `deadlineAt`,
-//! and whoever loads the room after that moment — a player's read, the sweeper, a live reader —
-//! fires it in [`Room::catch_up`](super::Room::catch_up), inside the one conditional save. Two
-//! loaders that race compute the very same move (the choice is a pure function of the stored
-//! room, its generator included) and only one save lands, so a bot never moves twice.
+//! and version, so every server computes the same moment), and it shows as the room's
+//! `deadlineAt`. Unlike a person's timeout, a request's catch-up never makes it
+//! ([`Room::catch_up`](super::Room::catch_up) stops before it): the move is a search, and one
+//! thinker per room makes it ([`Room::play_out`](super::Room::play_out)) and saves it through the
+//! one conditional save. The choice is a pure function of the stored room, its generator
+//! included, so a search redone after a lost race chooses the same move, and only one save lands.
 
-use super::{LobbyEvent, Member, Room, RoomError, RoomEvent, TokenHash, digest64};
+use super::{
+    BotTurn, CaughtUp, Fired, LobbyEvent, Member, Presence, Room, RoomError, RoomEvent, TokenHash,
+    digest64,
+};
+use crate::game::BotError;
 use crate::game::{Actor, Game, Millis, PlayerId};
+use crate::rng::GameRng;
 
 /// The shortest think time of a computer player (ms).
 pub const BOT_THINK_MIN_MS: Millis = 800;
@@ -26,12 +32,33 @@ pub(super) enum Due {
     Bot(u8),
 }
 
+/// A computer player's choice for one turn ([`Room::choose`]), to be played on the room it was
+/// made for ([`Room::play_choice`]). Made on one thread and played on another: the search
+/// never runs where a request waits.
+#[derive(Debug)]
+#[derive_where::derive_where(Clone)]
+pub struct BotChoice<G: Game> {
+    turn: BotTurn,
+    action: Result<G::Action, BotError>,
+    /// The room's generator after the choice drew from it.
+    rng: GameRng,
+}
+
+impl<G: Game> BotChoice<G> {
+    /// The turn it was made for.
+    pub fn turn(&self) -> &BotTurn {
+        &self.turn
+    }
+}
+
 /// The name of the next computer player in a room whose seats are named `taken`: 컴퓨터 1,
-/// 컴퓨터 2, … (the smallest number nobody in the room is called by).
+/// 컴퓨터 2, … (the smallest number nobody in the room is called by, names compared folded as
+/// joins compare them: a `컴퓨터１` seated takes 1).
 pub fn bot_name<'a>(taken: impl Iterator<Item = &'a str> + Clone) -> String {
+    let taken: Vec<String> = taken.map(super::name::fold).collect();
     (1..)
-        .map(|n| format!("컴퓨터 {n}"))
-        .find(|name| !taken.clone().any(|t| t == name))
+        .map(|n| format!("{} {n}", super::name::BOT_NAME_PREFIX))
+        .find(|name| !taken.contains(&super::name::fold(name)))
         .unwrap_or_default()
 }
 
@@ -70,40 +97,76 @@ impl<G: Game> Room<G> {
         })
     }
 
-    /// The computer player in `player`'s seat acts at `at`: its own choice, or — if the choice
-    /// failed or the rules refused it — the game's fallback (바둑 resigns), so an engine error
-    /// never stalls the room. `None` (nothing changed) if neither can be applied; else the
-    /// events, and whether it was the fallback.
-    pub(super) fn bot_moves(
+    /// What the computer player of `turn` chooses: the engine's search, the expensive step, on
+    /// copies (the room is not changed). A pure function of the room at `turn.version`.
+    pub fn choose(&self, turn: &BotTurn) -> Option<BotChoice<G>> {
+        let state = self.game.as_ref()?;
+        let mut rng = self.rng.clone();
+        let action = G::bot_action(state, &turn.player, turn.level, &mut rng);
+        Some(BotChoice {
+            turn: turn.clone(),
+            action,
+            rng,
+        })
+    }
+
+    /// Plays `choice` if its turn is still the room's next one ([`Room::bot_turn`]: same
+    /// player, level, due time and version): the choice itself, or — if the engine failed or
+    /// the rules refused it — the game's fallback (바둑 resigns), so an engine error never
+    /// stalls the room. `None` (nothing changed) if the turn is not the room's or neither can be
+    /// applied; else the step, which says whether it was the fallback.
+    pub fn play_choice(
         &mut self,
-        player: &PlayerId,
-        level: u8,
-        at: Millis,
-    ) -> Option<(Vec<G::Event>, bool)> {
+        choice: BotChoice<G>,
+        presence: &Presence,
+    ) -> Option<CaughtUp<G>> {
+        if self.bot_turn(presence).as_ref() != Some(&choice.turn) {
+            return None;
+        }
+        let BotChoice { turn, action, rng } = choice;
         let state = self.game.as_ref()?;
         // Worked on copies: the room changes only if an action is accepted.
-        let mut rng = self.rng.clone();
         let mut next = state.clone();
-        let chosen = G::bot_action(state, player, level, &mut rng);
-        let applied = chosen.as_ref().ok().and_then(|action| {
-            G::apply(&mut next, Actor::Player(player), action, &mut rng, at).ok()
+        let mut after = rng;
+        let applied = action.as_ref().ok().and_then(|action| {
+            G::apply(
+                &mut next,
+                Actor::Player(&turn.player),
+                action,
+                &mut after,
+                turn.at,
+            )
+            .ok()
         });
         let (events, fallback) = match applied {
             Some(events) => (events, false),
             None => {
                 // Why-log is the caller's business (core does no I/O); the fallback is the
                 // whole recovery.
-                rng = self.rng.clone();
+                after = self.rng.clone();
                 next = state.clone();
-                let action = G::bot_fallback(state, player)?;
-                let events =
-                    G::apply(&mut next, Actor::Player(player), &action, &mut rng, at).ok()?;
+                let action = G::bot_fallback(state, &turn.player)?;
+                let events = G::apply(
+                    &mut next,
+                    Actor::Player(&turn.player),
+                    &action,
+                    &mut after,
+                    turn.at,
+                )
+                .ok()?;
                 (events, true)
             }
         };
         self.game = Some(next);
-        self.rng = rng;
-        Some((events, fallback))
+        self.rng = after;
+        self.accept(turn.at);
+        Some(CaughtUp {
+            fired: Fired::Bot {
+                level: turn.level,
+                fallback,
+            },
+            events,
+        })
     }
 
     /// The host fills the next empty seat with a computer player of `level` (one of

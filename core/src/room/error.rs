@@ -70,6 +70,10 @@ pub enum RoomError {
     /// Someone in the room already goes by this name (or one that reads the same).
     #[error("이 방에 같은 이름이 이미 있어요. 다른 이름을 써 주세요.")]
     NameTaken,
+    /// A spectator's name that reads as a computer player's (`컴퓨터 N`): the same stable code
+    /// as [`RoomError::NameTaken`] (the bots' names are taken by them), its own message.
+    #[error("'컴퓨터 숫자' 이름은 컴퓨터 참가자의 것이에요. 다른 이름을 써 주세요.")]
+    BotName,
     /// `addBot` in a game that has no computer players.
     #[error("이 게임에는 컴퓨터 참가자가 없어요.")]
     NoBots,
@@ -103,7 +107,7 @@ impl RoomError {
             RoomError::Rule { code, .. } => code,
             RoomError::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
             RoomError::InvalidName => "INVALID_NAME",
-            RoomError::NameTaken => "NAME_TAKEN",
+            RoomError::NameTaken | RoomError::BotName => "NAME_TAKEN",
             RoomError::Kicked => "KICKED",
             RoomError::NoBots => "NO_BOTS",
             RoomError::BadBotLevel => "BAD_BOT_LEVEL",

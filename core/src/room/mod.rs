@@ -6,7 +6,8 @@
 //! its version is still the one that was loaded, so two racing requests never both land.
 //!
 //! A request works on a room in one straight line: [`Room::catch_up`] fires every overdue timeout
-//! (each at its own deadline, so the outcome is the same as if a timer had fired on time), then
+//! of a person (each at its own deadline, so the outcome is the same as if a timer had fired on
+//! time; a computer player's due move is left to the server's thinker, [`Room::play_out`]), then
 //! [`Room::act`] applies the caller's action, then the caller saves and renders a [`RoomView`].
 //! A refused action leaves the room exactly as it was.
 
@@ -25,15 +26,16 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-pub use any::{AnyRoom, DecodeError, FORMAT, GameKind, OLDEST_FORMAT};
+pub use any::{AnyBotChoice, AnyRoom, DecodeError, FORMAT, GameKind, OLDEST_FORMAT};
 pub(crate) use any::{since_format_5, since_format_6};
 use bot::Due;
-pub use bot::{BOT_THINK_MAX_MS, BOT_THINK_MIN_MS, bot_name};
+pub use bot::{BOT_THINK_MAX_MS, BOT_THINK_MIN_MS, BotChoice, bot_name};
 pub use error::{ErrorKind, RoomError};
 pub use ledger::{ANSWERS_PER_PLAYER, Answer, Ledger, RECENT_REQUESTS, RequestId};
 pub use lobby::{LobbyAction, LobbyEvent, MAX_BARRED, RoomAction, RoomEvent, bar_of};
 pub use name::{
-    MAX_MARKS_PER_GRAPHEME, MAX_NAME_BYTES, MAX_NAME_GRAPHEMES, PlayerName, clean_text, player_name,
+    BOT_NAME_PREFIX, MAX_MARKS_PER_GRAPHEME, MAX_NAME_BYTES, MAX_NAME_GRAPHEMES, PlayerName,
+    clean_text, fold as fold_name, player_name, reads_as_bot_name, spectator_name,
 };
 pub use poll::{
     AFTER_DEADLINE_MS, POLL_AWAITED_MS, POLL_FINISHED_MS, POLL_MIN_MS, POLL_SOON_MS,
@@ -77,6 +79,20 @@ pub enum Fired {
         /// The fallback was played.
         fallback: bool,
     },
+}
+
+/// A computer player's move that is next in a room: who makes it, at what level, when it is
+/// due, and the room's version it follows. Two turns are the same move only if all four match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BotTurn {
+    /// The seat the computer player plays.
+    pub player: PlayerId,
+    /// Its level.
+    pub level: u8,
+    /// When the move is due (the room's `deadlineAt`).
+    pub at: Millis,
+    /// The room's version before the move.
+    pub version: u64,
 }
 
 /// One fired timeout: what it was and what it did.
@@ -384,8 +400,9 @@ impl<G: Game> Room<G> {
         people.chain(self.bots_due(state).map(|(at, ..)| at)).min()
     }
 
-    /// Fires every timeout that is due at `now`, oldest first, each at its own deadline. Each
-    /// fired timeout is an accepted change (version + 1). Returns what happened.
+    /// Fires every person's timeout due at `now`, oldest first, each at its own deadline, and
+    /// stops before a computer player's move (see [`Room::catch_up_one`]). Each fired timeout is
+    /// an accepted change (version + 1). Returns what happened.
     pub fn catch_up(&mut self, now: Millis, presence: &Presence) -> Vec<G::Event> {
         let mut events = Vec::new();
         for _ in 0..MAX_TIMEOUTS_PER_CATCH_UP {
@@ -397,22 +414,18 @@ impl<G: Game> Room<G> {
         events
     }
 
-    /// Fires the oldest timeout due at `now`, at its own deadline (version + 1), or nothing
-    /// (`None`). [`Room::catch_up`] is this, repeated; a caller that wants to know what each
-    /// step was — a computer player's move, and whether its engine failed — or to time it,
-    /// runs the steps itself, at most [`MAX_TIMEOUTS_PER_CATCH_UP`] of them.
+    /// Fires the oldest timeout due at `now` if it is a person's, at its own deadline (the
+    /// version goes up by one), or nothing (`None`): nothing is due, or what is due first is a
+    /// computer player's move ([`Room::bot_turn`]).
+    ///
+    /// This is what a request runs. A computer player's move is a search (a 19줄 바둑 move takes
+    /// about a second), so it is never made inside a request: the server hands it to one
+    /// thinker per room ([`Room::play_one`]), and readers see it arrive as a new version. The
+    /// timeouts behind it wait for it, since they fire in order.
     pub fn catch_up_one(&mut self, now: Millis, presence: &Presence) -> Option<CaughtUp<G>> {
         let (at, player, due) = self.next_timeout(presence)?;
-        if at > now {
+        if at > now || due != Due::Timeout {
             return None;
-        }
-        if let Due::Bot(level) = due {
-            let (events, fallback) = self.bot_moves(&player, level, at)?;
-            self.accept(at);
-            return Some(CaughtUp {
-                fired: Fired::Bot { level, fallback },
-                events,
-            });
         }
         let state = self.game.as_mut()?;
         let action = G::on_timeout(state, &player, at)?;
@@ -424,6 +437,45 @@ impl<G: Game> Room<G> {
             fired: Fired::Timeout,
             events,
         })
+    }
+
+    /// The computer player's move that comes next among the room's timeouts, due or not
+    /// (`None`: the next timeout is a person's, or there is none).
+    pub fn bot_turn(&self, presence: &Presence) -> Option<BotTurn> {
+        match self.next_timeout(presence)? {
+            (at, player, Due::Bot(level)) => Some(BotTurn {
+                player,
+                level,
+                at,
+                version: self.version,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Fires the oldest timeout due at `now`, a person's or a computer player's (whose move the
+    /// engine searches here: the expensive step), at its own deadline (version + 1), or nothing.
+    /// What the server's thinker runs, off the request path; [`Room::play_out`] is this,
+    /// repeated.
+    pub fn play_one(&mut self, now: Millis, presence: &Presence) -> Option<CaughtUp<G>> {
+        let Some(turn) = self.bot_turn(presence).filter(|t| t.at <= now) else {
+            return self.catch_up_one(now, presence);
+        };
+        let choice = self.choose(&turn)?;
+        self.play_choice(choice, presence)
+    }
+
+    /// Fires every timeout due at `now`, computer players' moves included, oldest first (at
+    /// most [`MAX_TIMEOUTS_PER_CATCH_UP`]).
+    pub fn play_out(&mut self, now: Millis, presence: &Presence) -> Vec<G::Event> {
+        let mut events = Vec::new();
+        for _ in 0..MAX_TIMEOUTS_PER_CATCH_UP {
+            let Some(mut step) = self.play_one(now, presence) else {
+                break;
+            };
+            events.append(&mut step.events);
+        }
+        events
     }
 
     /// Applies one action of `player` at `now`. On `Err` the room is unchanged.

@@ -12,6 +12,13 @@
 //! makes a second `호스트` that looks like the first); at most [`MAX_MARKS_PER_GRAPHEME`]
 //! combining marks on one character. Two members of one room never share a name
 //! ([`PlayerName::same_as`], `NAME_TAKEN`).
+//!
+//! Names are compared folded ([`fold`], issue 28), so two that read alike are one name: NFKC
+//! first (full-width `ＡＢＣ` is `ABC`, a Hangul compatibility jamo `ㄱ` the conjoining `ᄀ`,
+//! ligatures and circled letters their letters), then white space dropped, then Unicode's
+//! confusable skeleton (UTS #39: Cyrillic `а` and Latin `a`, `0` and `O`, `rn` and `m`) and
+//! case. A spectator who names themself in chat may not take a seated member's name, nor a name
+//! that reads as a computer player's (`컴퓨터 N`, [`spectator_name`]).
 
 use unicode_normalization::UnicodeNormalization;
 use unicode_segmentation::UnicodeSegmentation;
@@ -45,19 +52,57 @@ impl PlayerName {
         self.0
     }
 
-    /// Whether `other` (a stored name) would read as this one: equal ignoring case and
-    /// white space (`호스트` and `호 스트`, `Kim` and `kim`).
+    /// Whether `other` (a stored name) would read as this one: equal once both are folded
+    /// ([`fold`]: `호스트` and `호 스트`, `Kim` and `kim`, `ＫＩＭ` and `Kіm` with a Cyrillic `і`).
     pub fn same_as(&self, other: &str) -> bool {
         fold(&self.0) == fold(other)
     }
 }
 
-/// A name folded for comparison: no white space, lower case.
-pub(crate) fn fold(name: &str) -> String {
-    name.chars()
+/// A name folded for comparison: NFKC, no white space, lower case, then the confusable
+/// skeleton, lower-cased again (a skeleton's prototypes may be capitals: `0`'s is `O`). Case
+/// goes first so that `KIM` stays `kim` (the skeleton alone makes a capital `I` an `l`): a
+/// capital `I` and a small `l` are the one look-alike pair this leaves apart.
+pub fn fold(name: &str) -> String {
+    let lower: String = name
+        .nfkc()
         .filter(|c| !c.is_whitespace())
         .flat_map(char::to_lowercase)
+        .collect();
+    unicode_security::skeleton(&lower)
+        .flat_map(char::to_lowercase)
         .collect()
+}
+
+/// What every computer player's name starts with ([`super::bot_name`]: `컴퓨터 1`, `컴퓨터 2`…).
+pub const BOT_NAME_PREFIX: &str = "컴퓨터";
+
+/// Whether `name` reads as a computer player's name: [`BOT_NAME_PREFIX`] and a number, once
+/// folded (`컴퓨터 3`, `컴퓨터３`, `컴퓨터 l` with a letter l).
+pub fn reads_as_bot_name(name: &str) -> bool {
+    let folded = fold(name);
+    let prefix = fold(BOT_NAME_PREFIX);
+    let digits: String = fold("0123456789");
+    folded
+        .strip_prefix(&prefix)
+        .is_some_and(|rest| !rest.is_empty() && rest.chars().all(|c| digits.contains(c)))
+}
+
+/// The name a spectator may chat under: a valid name ([`player_name`]) that is not a seated
+/// member's (`seated`, compared folded: [`RoomError::NameTaken`]) and does not read as a
+/// computer player's ([`RoomError::BotName`]), so the gallery cannot speak as a player.
+pub fn spectator_name<'a>(
+    raw: &str,
+    mut seated: impl Iterator<Item = &'a str>,
+) -> Result<PlayerName, RoomError> {
+    let name = player_name(raw)?;
+    if reads_as_bot_name(name.as_str()) {
+        return Err(RoomError::BotName);
+    }
+    if seated.any(|s| name.same_as(s)) {
+        return Err(RoomError::NameTaken);
+    }
+    Ok(name)
 }
 
 impl std::fmt::Display for PlayerName {
@@ -322,6 +367,69 @@ mod tests {
         ok("🧑🏽\u{200D}💻");
         ok("🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}");
         ok("Nguyê\u{0303}n");
+    }
+
+    #[test]
+    fn look_alike_names_fold_to_one() {
+        let same = |a: &str, b: &str| {
+            assert_eq!(fold(a), fold(b), "{a:?} and {b:?} read alike");
+            assert!(player_name(a).unwrap().same_as(b), "{a:?} ~ {b:?}");
+        };
+        // Full width, compatibility characters, ligatures.
+        same("ＫＩＭ", "kim");
+        same("ｈｏｓｔ", "host");
+        same("ﬁsh", "fish");
+        same("①", "1");
+        // Latin and Cyrillic (and Greek) look-alikes.
+        same("Kim", "Kіm"); // Cyrillic і
+        same("host", "һоѕt"); // Cyrillic һ о ѕ
+        same("Apple", "Аррlе");
+        same("ορ", "op"); // Greek ο ρ
+        same("0", "O");
+        same("1", "l");
+        same("rn", "m");
+        // Hangul: compatibility jamo are the conjoining ones; syllables typed as jamo are
+        // syllables.
+        same("ㄱ", "\u{1100}");
+        same("한", "\u{1112}\u{1161}\u{11AB}");
+        same("호스트", "호 스트");
+        // Different names stay different.
+        for (a, b) in [
+            ("철수", "영희"),
+            ("kim", "lee"),
+            ("컴퓨터 1", "컴퓨터 2"),
+            ("가", "각"),
+        ] {
+            assert_ne!(fold(a), fold(b), "{a:?} and {b:?}");
+        }
+    }
+
+    #[test]
+    fn spectators_may_not_take_a_seated_name_or_a_bots() {
+        let seated = ["철수", "Kim", "컴퓨터 1"];
+        let try_name = |raw: &str| spectator_name(raw, seated.iter().copied());
+        assert_eq!(try_name("영희").unwrap().as_str(), "영희");
+        for taken in ["철수", "철 수", "KIM", "Ｋim", "Kіm"] {
+            assert_eq!(try_name(taken), Err(RoomError::NameTaken), "{taken:?}");
+        }
+        // A computer player's name, seated or not yet: any number, however written.
+        for bot in [
+            "컴퓨터 1",
+            "컴퓨터 7",
+            "컴퓨터12",
+            "컴퓨터 ７",
+            "컴 퓨 터 3",
+            "컴퓨터 l",
+        ] {
+            assert_eq!(try_name(bot), Err(RoomError::BotName), "{bot:?}");
+        }
+        // The word alone, or with more than a number, is a name like any other.
+        assert!(try_name("컴퓨터").is_ok());
+        assert!(try_name("컴퓨터 박사").is_ok());
+        assert!(reads_as_bot_name("컴퓨터 1"));
+        assert!(!reads_as_bot_name("컴퓨터광"));
+        // Invalid names stay invalid first.
+        assert_eq!(try_name("a\u{200B}b"), Err(RoomError::InvalidName));
     }
 
     #[test]

@@ -635,9 +635,9 @@ fn each_catch_up_step_says_whether_a_bot_moved_and_whether_its_engine_failed() {
         }
         let due = room.due_at(&presence).unwrap();
         assert!((T0 + BOT_THINK_MIN_MS..=T0 + BOT_THINK_MAX_MS).contains(&due));
-        assert!(room.catch_up_one(due - 1, &presence).is_none());
+        assert!(room.play_one(due - 1, &presence).is_none());
         let v = room.version;
-        let step = room.catch_up_one(due, &presence).unwrap();
+        let step = room.play_one(due, &presence).unwrap();
         assert_eq!(step.fired, Fired::Bot { level, fallback });
         assert_eq!(room.version, v + 1);
         let expected = if fallback {
@@ -649,8 +649,31 @@ fn each_catch_up_step_says_whether_a_bot_moved_and_whether_its_engine_failed() {
         // A person's lapsed turn is a plain timeout.
         if !fallback {
             let due = room.due_at(&presence).unwrap();
-            let step = room.catch_up_one(due, &presence).unwrap();
+            let step = room.play_one(due, &presence).unwrap();
             assert_eq!(step.fired, Fired::Timeout);
         }
     }
+}
+
+#[test]
+fn a_requests_catch_up_stops_before_a_computer_players_move() {
+    let (mut room, host) = lobby();
+    act(&mut room, &host, json!({"type": "addBot", "level": 1}), T0).unwrap();
+    act(&mut room, &host, json!({"type": "start"}), T0).unwrap();
+    let presence: Presence = [(host.clone(), T0)].into();
+    if to_move(&room) == host {
+        act(&mut room, &host, json!({"type": "add", "n": 1}), T0).unwrap();
+    }
+    let turn = room.bot_turn(&presence).expect("the bot moves next");
+    assert_eq!(turn.version, room.version);
+    let long_after = turn.at + 3_600_000;
+    // However late the request comes, the search is not its to run: nothing fires, not even the
+    // person's timeouts queued behind the bot's move.
+    let before = room.clone();
+    assert!(room.catch_up(long_after, &presence).is_empty());
+    assert!(room == before);
+    assert_eq!(room.bot_turn(&presence), Some(turn.clone()));
+    // The thinker plays it, and then the timeouts behind it.
+    assert!(!room.play_out(long_after, &presence).is_empty());
+    assert!(room.version > turn.version + 1);
 }

@@ -84,4 +84,79 @@ mod tests {
         assert!(RoomId::parse("AAAAAAAAAAAAAAAAAAAA가").is_none());
         assert_eq!(digest_of("x").len(), 8);
     }
+
+    /// The arguments of the macro call whose text starts just past its `(`, split at the
+    /// top-level commas.
+    fn macro_args(text: &str) -> Vec<String> {
+        let (mut depth, mut args, mut current, mut quoted) =
+            (0usize, Vec::new(), String::new(), false);
+        let mut chars = text.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => quoted = !quoted,
+                '\\' if quoted => {
+                    current.push(c);
+                    if let Some(next) = chars.next() {
+                        current.push(next);
+                    }
+                    continue;
+                }
+                '(' | '[' | '{' if !quoted => depth += 1,
+                ')' | ']' | '}' if !quoted && depth == 0 => break,
+                ')' | ']' | '}' if !quoted => depth -= 1,
+                ',' if !quoted && depth == 0 => {
+                    args.push(std::mem::take(&mut current));
+                    continue;
+                }
+                _ => {}
+            }
+            current.push(c);
+        }
+        args.push(current);
+        args.into_iter().map(|a| a.trim().to_owned()).collect()
+    }
+
+    /// No log line of the server names a room by its id (the room's capability): every field of
+    /// a `tracing` macro that names a room (`room`, `room_id`, `id`) is a digest. Read from the
+    /// sources of this crate and the stores', so a new line is held to it too.
+    #[test]
+    fn no_log_line_carries_a_raw_room_id() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        let mut dirs = vec![root.join("src"), root.join("../infra/src")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    files.push(path);
+                }
+            }
+        }
+        let mut raw = Vec::new();
+        let mut seen = 0;
+        for path in &files {
+            let text = std::fs::read_to_string(path).unwrap();
+            for level in ["trace!(", "debug!(", "info!(", "warn!(", "error!("] {
+                for (at, _) in text.match_indices(&format!("tracing::{level}")) {
+                    seen += 1;
+                    let args = macro_args(&text[at + "tracing::".len() + level.len()..]);
+                    for arg in args {
+                        let (name, value) = match arg.split_once('=') {
+                            Some((n, v)) if !n.contains('"') => (n.trim(), v.trim()),
+                            _ => (arg.as_str(), arg.as_str()),
+                        };
+                        let names_a_room = name == "id" || name.contains("room");
+                        let is_field = name.chars().all(|c| c.is_alphanumeric() || c == '_');
+                        if names_a_room && is_field && !value.contains("digest") {
+                            raw.push(format!("{}: {arg}", path.display()));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(seen > 20, "the scan found the log lines ({seen})");
+        assert!(raw.is_empty(), "room ids logged raw: {raw:#?}");
+    }
 }

@@ -10,7 +10,10 @@
 //!
 //! The secret comes from [`ORIGIN_SECRET_ENV`], which the template sets only when a CDN is in
 //! front (a value it generates in Secrets Manager, never typed by anyone); unset, nothing is
-//! checked and nothing changes. The secret is kept only as its SHA-256 digest, compared in
+//! checked and nothing changes. While the secret is rotated, [`ORIGIN_SECRET_PREVIOUS_ENV`]
+//! holds the one it replaces, and both are accepted: CloudFront's edges take minutes to all send
+//! the new value, and a request that carries the old one meanwhile is still the edge's
+//! (docs/operate.md, "Rotating the origin secret"). The secret is kept only as its SHA-256 digest, compared in
 //! constant time ([`subtle`]) against the digest of what the request carries, so neither the
 //! comparison's time nor the value's length tells a caller anything; it is never logged
 //! (`Debug` shows no byte of it) and the header is removed from the request once checked, so no
@@ -36,6 +39,9 @@ pub const ORIGIN_HEADER: &str = "x-madang-origin";
 /// The environment variable that holds the secret, set only when a CDN is in front.
 pub const ORIGIN_SECRET_ENV: &str = "MADANG_ORIGIN_SECRET";
 
+/// The environment variable that holds the secret being replaced, during a rotation only.
+pub const ORIGIN_SECRET_PREVIOUS_ENV: &str = "MADANG_ORIGIN_SECRET_PREVIOUS";
+
 /// The shortest secret accepted: a guessable one would open the origin (the template generates
 /// 48 letters and digits).
 pub const MIN_SECRET_CHARS: usize = 32;
@@ -43,10 +49,12 @@ pub const MIN_SECRET_CHARS: usize = 32;
 /// The stable code of the refusal.
 pub const EDGE_ONLY: &str = "EDGE_ONLY";
 
-/// The secret the edge's origin header must carry, as its SHA-256 digest.
+/// The secret the edge's origin header must carry, as its SHA-256 digest (and, during a
+/// rotation, the previous one's).
 #[derive(Clone)]
 pub struct OriginSecret {
     digest: [u8; 32],
+    previous: Option<[u8; 32]>,
 }
 
 impl std::fmt::Debug for OriginSecret {
@@ -66,27 +74,37 @@ impl OriginSecret {
     /// A secret of at least [`MIN_SECRET_CHARS`] visible ASCII characters (what an HTTP header
     /// value carries unchanged). The error never quotes the value.
     pub fn new(secret: &str) -> Result<Self, String> {
-        if secret.len() < MIN_SECRET_CHARS || !secret.bytes().all(|b| b.is_ascii_graphic()) {
-            return Err(format!(
-                "{ORIGIN_SECRET_ENV} must be at least {MIN_SECRET_CHARS} visible ASCII characters \
-                 (its value is not shown)"
-            ));
-        }
         Ok(OriginSecret {
-            digest: digest(secret.as_bytes()),
+            digest: checked(ORIGIN_SECRET_ENV, secret)?,
+            previous: None,
         })
     }
 
-    /// The secret of [`ORIGIN_SECRET_ENV`]; `None` when it is unset (no CDN in front: nothing is
-    /// checked). Set but empty or too short is an error, so a broken deployment fails to start
-    /// rather than opening its origin.
+    /// The same, accepting `previous` too (a rotation's old secret, under the same rules).
+    pub fn with_previous(self, previous: &str) -> Result<Self, String> {
+        Ok(OriginSecret {
+            previous: Some(checked(ORIGIN_SECRET_PREVIOUS_ENV, previous)?),
+            ..self
+        })
+    }
+
+    /// The secret of [`ORIGIN_SECRET_ENV`], with [`ORIGIN_SECRET_PREVIOUS_ENV`]'s accepted too
+    /// when that is set; `None` when the secret is unset (no CDN in front: nothing is checked).
+    /// Either set but empty or too short is an error, and so is a previous secret without a
+    /// current one, so a broken deployment fails to start rather than opening its origin.
     pub fn from_env() -> Result<Option<Self>, String> {
-        match std::env::var(ORIGIN_SECRET_ENV) {
-            Ok(secret) => Self::new(&secret).map(Some),
-            Err(std::env::VarError::NotPresent) => Ok(None),
-            Err(std::env::VarError::NotUnicode(_)) => {
-                Err(format!("{ORIGIN_SECRET_ENV} is not valid UTF-8"))
+        let current = var(ORIGIN_SECRET_ENV)?;
+        let previous = var(ORIGIN_SECRET_PREVIOUS_ENV)?;
+        match (current, previous) {
+            (Some(current), None) => Self::new(&current).map(Some),
+            (Some(current), Some(previous)) => {
+                Self::new(&current)?.with_previous(&previous).map(Some)
             }
+            (None, None) => Ok(None),
+            (None, Some(_)) => Err(format!(
+                "{ORIGIN_SECRET_PREVIOUS_ENV} is set without {ORIGIN_SECRET_ENV}: a rotation keeps \
+                 the new secret in {ORIGIN_SECRET_ENV}"
+            )),
         }
     }
 
@@ -99,7 +117,11 @@ impl OriginSecret {
             (Some(value), None) => digest(value.as_bytes()),
             _ => return Err(refused()),
         };
-        if !bool::from(carried.ct_eq(&self.digest)) {
+        // Both compared, whichever matches: the time tells nothing of which one did.
+        let previous = self
+            .previous
+            .map_or(subtle::Choice::from(0), |p| carried.ct_eq(&p));
+        if !bool::from(carried.ct_eq(&self.digest) | previous) {
             return Err(refused());
         }
         headers.remove(ORIGIN_HEADER);
@@ -119,6 +141,27 @@ impl OriginSecret {
             }
         }
         Ok(())
+    }
+}
+
+/// `secret`'s digest, if it is at least [`MIN_SECRET_CHARS`] visible ASCII characters (what an
+/// HTTP header value carries unchanged); the error names `var`, never the value.
+fn checked(var: &str, secret: &str) -> Result<[u8; 32], String> {
+    if secret.len() < MIN_SECRET_CHARS || !secret.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(format!(
+            "{var} must be at least {MIN_SECRET_CHARS} visible ASCII characters (its value is not \
+             shown)"
+        ));
+    }
+    Ok(digest(secret.as_bytes()))
+}
+
+/// The variable `name`, if set (not UTF-8 is an error).
+fn var(name: &str) -> Result<Option<String>, String> {
+    match std::env::var(name) {
+        Ok(value) => Ok(Some(value)),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(_)) => Err(format!("{name} is not valid UTF-8")),
     }
 }
 
@@ -149,6 +192,37 @@ mod tests {
         }
         let secret = OriginSecret::new(SECRET).unwrap();
         assert_eq!(format!("{secret:?}"), "OriginSecret(..)");
+    }
+
+    #[test]
+    fn during_a_rotation_the_previous_secret_is_admitted_too_and_nothing_else() {
+        const NEW: &str = "ZYXWVUTSRQPONMLKJIHGFEDCBA9876543210abcd";
+        let rotating = OriginSecret::new(NEW)
+            .unwrap()
+            .with_previous(SECRET)
+            .unwrap();
+        let settled = OriginSecret::new(NEW).unwrap();
+        let with = |value: &'static str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(ORIGIN_HEADER, HeaderValue::from_static(value));
+            headers
+        };
+        for value in [NEW, SECRET] {
+            assert_eq!(code(rotating.admit(&mut with(value))), None, "{value}");
+        }
+        assert_eq!(code(rotating.admit(&mut with("wrong"))), Some(EDGE_ONLY));
+        // Once settled, the old secret opens nothing.
+        assert_eq!(code(settled.admit(&mut with(SECRET))), Some(EDGE_ONLY));
+        assert_eq!(code(settled.admit(&mut with(NEW))), None);
+        // A short previous secret is refused as the current one is, without being quoted.
+        let e = OriginSecret::new(NEW)
+            .unwrap()
+            .with_previous("short")
+            .unwrap_err();
+        assert!(
+            e.contains(ORIGIN_SECRET_PREVIOUS_ENV) && !e.contains("short"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -19,6 +19,7 @@ use sha2::{Digest, Sha256};
 
 use crate::app::App;
 use crate::error::ApiError;
+use crate::live::LiveUrl;
 
 /// The paths of the web client's routes, which the OpenAPI document leaves out.
 pub const PATHS: &[&str] = &[
@@ -78,9 +79,30 @@ const JS: &str = "text/javascript; charset=utf-8";
 const MANIFEST_TYPE: &str = "application/manifest+json";
 const HTML: &str = "text/html; charset=utf-8";
 
-/// Only the API on the same origin; nothing from anywhere else.
-const CSP: &str = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; \
-                   connect-src 'self'; frame-ancestors 'none'; base-uri 'none'";
+/// Only the API on the same origin, and the live channel where `liveUrl` puts it; nothing from
+/// anywhere else. [`csp`] fills in `connect-src`.
+const CSP_BEFORE_CONNECT: &str = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'";
+const CSP_AFTER_CONNECT: &str = "; frame-ancestors 'none'; base-uri 'none'";
+
+/// The page's Content-Security-Policy for a deployment whose live channel is `live`:
+/// `connect-src` is `'self'` (the API, and the local server's own `/live`), plus the live
+/// channel's origin when it is another (on AWS the WebSocket API's `wss://{api}.execute-api…`,
+/// which the browser would otherwise refuse, leaving the app to poll) — that origin exactly,
+/// never a wildcard or a scheme.
+pub fn csp(live: &LiveUrl) -> HeaderValue {
+    let policy = match live.foreign_origin() {
+        Some(origin) => format!("{CSP_BEFORE_CONNECT} {origin}{CSP_AFTER_CONNECT}"),
+        None => format!("{CSP_BEFORE_CONNECT}{CSP_AFTER_CONNECT}"),
+    };
+    // The origin is letters, digits and `.-:[]` only (`LiveUrl::foreign_origin`); should the
+    // value still not be a header value, the policy without it is served.
+    HeaderValue::from_str(&policy).unwrap_or_else(|_| {
+        HeaderValue::from_static(concat!(
+            "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; ",
+            "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'"
+        ))
+    })
+}
 
 /// One embedded file in both of the forms it is served in.
 struct File {
@@ -225,46 +247,45 @@ fn respond(file: &'static File, request: &HeaderMap) -> Response {
         header::HeaderName::from_static("x-content-type-options"),
         HeaderValue::from_static("nosniff"),
     );
-    if file.media_type == HTML {
-        headers.insert(
-            header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(CSP),
-        );
-    }
     response
 }
 
-fn page(request: &HeaderMap) -> Result<Response, ApiError> {
-    lookup("/")
+/// The page, with the deployment's CSP.
+fn page<S>(app: &App<S>, request: &HeaderMap) -> Result<Response, ApiError> {
+    let mut response = lookup("/")
         .map(|file| respond(file, request))
-        .ok_or(ApiError::NotAvailable("그런 파일은 없어요."))
+        .ok_or(ApiError::NotAvailable("그런 파일은 없어요."))?;
+    response
+        .headers_mut()
+        .insert(header::CONTENT_SECURITY_POLICY, csp(&app.live.url));
+    Ok(response)
 }
 
 /// `GET /`: the lobby.
 pub async fn index<S: RoomStore>(
-    State(_app): State<App<S>>,
+    State(app): State<App<S>>,
     request: HeaderMap,
 ) -> Result<Response, ApiError> {
-    page(&request)
+    page(&app, &request)
 }
 
 /// `GET /r/{id}`: a room's share link; the app reads the id from the address.
 pub async fn room<S: RoomStore>(
-    State(_app): State<App<S>>,
+    State(app): State<App<S>>,
     Path(_id): Path<String>,
     request: HeaderMap,
 ) -> Result<Response, ApiError> {
-    page(&request)
+    page(&app, &request)
 }
 
 /// `GET /rules/{kind}`: the rules of a game (규칙 보기), drawn by the app; `kind` is checked
 /// there, as the room id of `/r/{id}` is.
 pub async fn rules<S: RoomStore>(
-    State(_app): State<App<S>>,
+    State(app): State<App<S>>,
     Path(_kind): Path<String>,
     request: HeaderMap,
 ) -> Result<Response, ApiError> {
-    page(&request)
+    page(&app, &request)
 }
 
 /// `GET /manifest.webmanifest`: what a phone needs to install the app to its home screen.
@@ -334,6 +355,47 @@ mod tests {
             HeaderValue::from_str(value).unwrap(),
         );
         headers
+    }
+
+    #[test]
+    fn the_csp_names_the_live_channels_origin_exactly_and_nothing_wider() {
+        let policy = |live: &LiveUrl| csp(live).to_str().unwrap().to_owned();
+        let connect = |live: &LiveUrl| {
+            policy(live)
+                .split(';')
+                .map(str::trim)
+                .find_map(|d| d.strip_prefix("connect-src "))
+                .unwrap()
+                .to_owned()
+        };
+        assert_eq!(connect(&LiveUrl::FromHost), "'self'");
+        assert_eq!(connect(&LiveUrl::Off), "'self'");
+        let aws =
+            LiveUrl::Fixed("wss://a1b2c3.execute-api.ap-northeast-2.amazonaws.com/live".into());
+        assert_eq!(
+            connect(&aws),
+            "'self' wss://a1b2c3.execute-api.ap-northeast-2.amazonaws.com"
+        );
+        let emulator = LiveUrl::Fixed("ws://127.0.0.1:4321/live".into());
+        assert_eq!(connect(&emulator), "'self' ws://127.0.0.1:4321");
+        // Nothing but a ws/wss origin with a plain host gets in: no scheme source, no extra
+        // directive, no wildcard.
+        for bad in [
+            "https://x.example/live",
+            "ws://x.example; script-src *",
+            "ws://*.example/live",
+            "ws://user@x.example/live",
+            "/live",
+            "",
+        ] {
+            assert_eq!(connect(&LiveUrl::Fixed(bad.into())), "'self'", "{bad}");
+            assert!(LiveUrl::fixed(bad).is_err(), "{bad}");
+        }
+        for live in [LiveUrl::FromHost, aws] {
+            let policy = policy(&live);
+            assert!(policy.contains("frame-ancestors 'none'"), "{policy}");
+            assert!(policy.starts_with("default-src 'self';"), "{policy}");
+        }
     }
 
     #[test]

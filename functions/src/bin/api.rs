@@ -9,6 +9,8 @@
 //!   refuses header blocks over 10 KB and bounds connections itself.
 //! - `MADANG_LIVE_ENDPOINT`: the live channel's WebSocket API stage URL (posts to its
 //!   connections after every save; `liveUrl` in every view). Unset: no live channel.
+//! - `MADANG_BOT_FUNCTION`: the bot function (`BotFunction`), invoked asynchronously when a
+//!   save makes a computer player's move due ([`madang_functions::thinker::lambda`]).
 //! - `MADANG_DEV=1` (builds with the `dev` feature only): test support, as on the local server
 //!   (seeds, `POST /dev/clock`), with the clock offset shared by every execution environment
 //!   through the table. Never set by the template.
@@ -29,6 +31,7 @@ use madang_functions::live::aws::{self, LiveStore};
 use madang_functions::live::{Live, LiveUrl};
 use madang_functions::metrics;
 use madang_functions::telemetry::{self, LogFormat};
+use madang_functions::thinker::lambda::LambdaThinker;
 use madang_functions::{App, RoomStore, router};
 use madang_infra::dynamo::{self, DynamoStore};
 use tower::ServiceExt;
@@ -71,11 +74,17 @@ async fn main() -> Result<(), lambda_http::Error> {
     // Behind CloudFront on the HTTP API (template.yaml sets it only then): refuse whatever did
     // not come through the distribution.
     let origin = madang_functions::api::origin::OriginSecret::from_env()?;
-    let app = App::new(store)
+    let mut app = App::new(store)
         .with_dev(dev)
         .with_limits(limits)
         .with_origin(origin)
         .with_live(Live::new(live_url, 0));
+    // Computer players' moves are the bot function's (`MADANG_BOT_FUNCTION`): a save that makes
+    // one due invokes it asynchronously. Without it (a deployment that has none), this
+    // environment would search in-process, after its answers, on one blocking thread.
+    if let Some(thinker) = LambdaThinker::from_env(app.clock.clone()).await {
+        app = app.with_thinker(Arc::new(thinker));
+    }
     let routes = router(app.clone());
     tracing::info!(
         init_us = started.elapsed().as_micros() as u64,

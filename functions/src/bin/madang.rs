@@ -8,8 +8,13 @@
 //! - `MADANG_STORE=dynamodb`: keep rooms in DynamoDB instead (table `MADANG_TABLE`, default
 //!   `madang-rooms`, created with its index when missing; `AWS_ENDPOINT_URL_DYNAMODB` points the
 //!   SDK at an emulator such as dynalite or moto).
+//! - `MADANG_BOT_THREADS`: how many computer players' searches run at once, each on a blocking
+//!   thread of its own (default 1), so a search never stalls the server's I/O.
 //! - `MADANG_ORIGIN_SECRET`: behind a CDN that adds it as `X-Madang-Origin`, every request
 //!   without it is refused 403 (`EDGE_ONLY`).
+//! - `MADANG_LIVE_URL`: the live channel's URL as clients reach it (`ws://` or `wss://`), when
+//!   that is not this server's own address (a proxy that serves `/live` elsewhere). Every view's
+//!   `liveUrl` names it, and the page's CSP allows its origin. Unset: `ws://{Host}/live`.
 //! - Limits (`MADANG_LIMIT_*`, `MADANG_MAX_CONNECTIONS`, `MADANG_HEADER_TIMEOUT_MS`): see the
 //!   README's configuration table; the defaults are safe for a public server.
 //! - `MADANG_ALLOWED_ORIGINS`: pages of other origins (comma-separated) that may open the live
@@ -29,8 +34,9 @@ use std::time::Duration;
 
 use madang_functions::api::origin::OriginSecret;
 use madang_functions::app::Limits;
-use madang_functions::live::Live;
+use madang_functions::live::{Live, LiveUrl};
 use madang_functions::telemetry::{self, LogFormat};
+use madang_functions::thinker::LocalThinker;
 use madang_functions::{App, RoomStore, ServeConfig, router, shutdown_signal, sweeper};
 use madang_infra::EmbeddedStore;
 use madang_infra::dynamo::{self, DynamoStore};
@@ -54,8 +60,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Behind a CDN or proxy that adds the secret origin header: refuse whatever did not come
     // through it (README, "Configuration").
     let origin = OriginSecret::from_env()?;
-    // Which pages may open `GET /live` (MADANG_ALLOWED_ORIGINS), and its send timeout.
-    let live = Live::from_env()?;
+    // Computer players search on this many blocking threads at once, never on the runtime.
+    let bot_threads = LocalThinker::<EmbeddedStore>::threads_from_env()?;
+    // Which pages may open `GET /live` (MADANG_ALLOWED_ORIGINS), its send timeout, and the
+    // `liveUrl` views name (MADANG_LIVE_URL).
+    let live = Live::from_env()?.with_url(LiveUrl::from_env()?);
     match std::env::var("MADANG_STORE").as_deref() {
         Ok("dynamodb") => {
             let table = std::env::var("MADANG_TABLE").unwrap_or_else(|_| "madang-rooms".into());
@@ -67,7 +76,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .with_dev(dev)
                 .with_limits(limits)
                 .with_origin(origin)
-                .with_live(live);
+                .with_live(live)
+                .with_bot_threads(bot_threads);
             serve(app, addr, config, Duration::from_secs(1)).await
         }
         Ok("embedded") | Err(_) => {
@@ -77,7 +87,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .with_dev(dev)
                 .with_limits(limits)
                 .with_origin(origin)
-                .with_live(live);
+                .with_live(live)
+                .with_bot_threads(bot_threads);
             serve(app, addr, config, SWEEP_EVERY).await
         }
         Ok(other) => {
@@ -109,6 +120,6 @@ async fn sweep_forever<S: RoomStore>(app: App<S>, every: Duration) {
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        sweeper::sweep(&*app.store, app.clock.now(), 100).await;
+        sweeper::sweep(&*app.store, &*app.thinker, app.clock.now(), 100).await;
     }
 }

@@ -13,6 +13,7 @@ use madang_functions::live::aws::LiveStore;
 use madang_functions::metrics;
 use madang_functions::sweeper::{SweepReport, sweep};
 use madang_functions::telemetry::{self, LogFormat};
+use madang_functions::thinker::lambda::LambdaThinker;
 use madang_infra::dynamo::{self, DynamoStore};
 use serde_json::Value;
 
@@ -30,15 +31,26 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     let store = Arc::new(
         LiveStore::from_env(DynamoStore::new(dynamo::client_from_env().await, table)).await,
     );
-    let app = App::new(store).with_dev(dev);
+    let mut app = App::new(store).with_dev(dev);
+    // The backstop of a lost bot-function invocation: a computer player's move long overdue is
+    // handed to the bot function again (the sweeper never searches itself).
+    if let Some(thinker) = LambdaThinker::from_env(app.clock.clone()).await {
+        app = app.with_thinker(Arc::new(thinker));
+    }
     lambda_runtime::run(service_fn(move |event: LambdaEvent<Value>| {
         let app = app.clone();
         telemetry::set_request_id(Some(&event.context.request_id));
         async move {
             app.sync_clock().await?;
-            // Writes the sweep's metrics (SweeperLag) as it ends.
-            let report: SweepReport = sweep(&*app.store, app.clock.now(), ROOMS_PER_RUN).await;
+            // Writes the sweep's metrics (SweeperLag, when late) as it ends.
+            let report: SweepReport =
+                sweep(&*app.store, &*app.thinker, app.clock.now(), ROOMS_PER_RUN).await;
             tracing::info!(?report, "sweep done");
+            // A run whose due-room query failed swept nothing: a missed run. It fails the
+            // invocation, so AWS counts it (`Errors`, SweeperErrorsAlarm) with no metric of ours.
+            if report.visited == 0 && report.errors > 0 {
+                return Err("the due-room query failed: nothing was swept".into());
+            }
             Ok::<_, lambda_runtime::Error>(report)
         }
     }))

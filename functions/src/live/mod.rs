@@ -285,11 +285,62 @@ pub enum LiveUrl {
     /// store announces its saves in process (the local server), else `null`.
     #[default]
     FromHost,
-    /// This URL (`MADANG_LIVE_URL` locally; on AWS the WebSocket API's, from
+    /// This URL ([`LIVE_URL_VAR`] locally; on AWS the WebSocket API's, from
     /// `MADANG_LIVE_ENDPOINT`).
     Fixed(String),
     /// `null`: no live channel.
     Off,
+}
+
+/// The variable that fixes the local server's `liveUrl` (`ws://` or `wss://`, absolute): for a
+/// server whose live channel clients reach at another address than its pages.
+pub const LIVE_URL_VAR: &str = "MADANG_LIVE_URL";
+
+impl LiveUrl {
+    /// `url` as a fixed `liveUrl`: an absolute `ws://` or `wss://` URL with a plain host (and
+    /// port); anything else is an error naming what is wrong.
+    pub fn fixed(url: &str) -> Result<LiveUrl, String> {
+        let url = url.trim();
+        if web_socket_origin(url).is_none() {
+            return Err(format!(
+                "{LIVE_URL_VAR}={url} is not an absolute ws:// or wss:// URL with a plain host"
+            ));
+        }
+        Ok(LiveUrl::Fixed(url.to_owned()))
+    }
+
+    /// `liveUrl` from [`LIVE_URL_VAR`] when it is set, else [`LiveUrl::FromHost`].
+    pub fn from_env() -> Result<LiveUrl, String> {
+        match std::env::var(LIVE_URL_VAR) {
+            Ok(url) => LiveUrl::fixed(&url),
+            Err(_) => Ok(LiveUrl::FromHost),
+        }
+    }
+
+    /// The origin a page must be allowed to connect to for this `liveUrl` (its CSP's
+    /// `connect-src`, `api::web`), when it is not the page's own: a fixed URL's
+    /// `scheme://host[:port]`. `None` for [`LiveUrl::FromHost`] (the page's own origin, which
+    /// `'self'` covers) and [`LiveUrl::Off`].
+    pub fn foreign_origin(&self) -> Option<String> {
+        match self {
+            LiveUrl::Fixed(url) => web_socket_origin(url),
+            LiveUrl::FromHost | LiveUrl::Off => None,
+        }
+    }
+}
+
+/// `scheme://host[:port]` of an absolute `ws://` or `wss://` URL, if its host is plain: letters,
+/// digits, `.`, `-`, a port, or a bracketed IPv6 address. Nothing else can reach a CSP header,
+/// where a `;` or a space would add a directive or a source.
+fn web_socket_origin(url: &str) -> Option<String> {
+    let uri: axum::http::Uri = url.parse().ok()?;
+    let scheme = uri.scheme_str().filter(|s| *s == "ws" || *s == "wss")?;
+    let authority = uri.authority()?.as_str();
+    let plain = !authority.is_empty()
+        && authority
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'));
+    plain.then(|| format!("{scheme}://{}", authority.to_ascii_lowercase()))
 }
 
 /// Which pages may open the live channel, by their `Origin` (a browser sends it with every
@@ -388,6 +439,12 @@ impl Live {
             rooms: Arc::default(),
             chat: Notifier::default(),
         }
+    }
+
+    /// The same, with `liveUrl` as `url`.
+    pub fn with_url(mut self, url: LiveUrl) -> Self {
+        self.url = url;
+        self
     }
 
     /// The defaults, with the allowed origins ([`AllowedOrigins::from_env`]) and

@@ -6,7 +6,6 @@ use madang_infra::RoomStore;
 use serde_json::value::RawValue;
 
 use super::action::{ActionRequest, Pick};
-use super::bots::BotMoves;
 use super::events::{Events, render};
 use super::new_request_id;
 use super::save::{Target, transact};
@@ -63,6 +62,7 @@ pub async fn act<S: RoomStore>(
     let mut player = None;
     let saved = transact(
         &*app.store,
+        &*app.thinker,
         || app.clock.now(),
         Target::Load(id),
         new_request_id()?,
@@ -71,9 +71,8 @@ pub async fn act<S: RoomStore>(
             loaded.see(&who, now);
             loaded.acted_by(&who);
             let presence = &loaded.presence;
-            let moves = &mut loaded.bot_moves;
             let step = with_room!(&mut loaded.room, r => {
-                act_in(r, &who, &request, idempotency, fired, (presence, moves), now)
+                act_in(r, &who, &request, idempotency, fired, presence, now)
             })?;
             player = Some(who);
             Ok(step)
@@ -105,7 +104,7 @@ fn act_in<G: Pick>(
     request: &ActionRequest,
     idempotency: Option<Idempotency>,
     fired: &Events,
-    (presence, moves): (&Presence, &mut BotMoves),
+    presence: &Presence,
     now: Millis,
 ) -> Result<Step, ApiError> {
     // A stored answer comes first, before any 409: a retry — or a racing twin — of a keyed
@@ -129,10 +128,11 @@ fn act_in<G: Pick>(
     }
     let action = request.for_game::<G>()?;
     let acted = room.act(player, action, now)?;
-    // What the action made due at once — a bot's or an auto-played seat's turn — plays now, so
-    // the caller sees it in this answer (nothing else can be due yet: every other deadline is
-    // in the future after an accepted action).
-    let followed = super::bots::catch_up(room, now, presence, moves);
+    // What the action made due at once — an auto-played seat's turn — plays now, so the caller
+    // sees it in this answer (nothing else can be due yet: every other deadline is in the future
+    // after an accepted action). A computer player's move is the thinker's, never this
+    // request's: the answer is not held for a search.
+    let followed = room.catch_up(now, presence);
     let mut events = fired.clone();
     render(&acted, &mut events)?;
     render(&followed, &mut events)?;

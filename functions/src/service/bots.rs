@@ -1,21 +1,40 @@
-//! Computer players' moves, measured where they are made: in the catch-up of the save path.
+//! Computer players' moves: searched once per move, off the request path, and saved through
+//! the one save path.
 //!
-//! `core` stays pure (no clock), so the timing happens here: the catch-up is run one fired
-//! timeout at a time ([`Room::catch_up_one`]), and each step that was a computer player's move
-//! is timed with the process's monotonic clock. The moves are recorded as metrics only once the
-//! save that carries them has landed ([`BotMoves::landed`]): an attempt whose save lost a race is
-//! redone on the fresh room, where the bot's move may already be made by the winner, so counting
-//! at compute time would count it twice. `BotMoves` thus equals the computer players' actions in
-//! the rooms' logs.
+//! A request's catch-up stops before a computer player's move ([`Room::catch_up`](madang_core::room::Room::catch_up)): the move is
+//! a search (up to about a second for a 19줄 바둑 move), and a read, a long-poll, `/sgf` or a
+//! live hello must answer at once from the stored room. The move is made by the deployment's
+//! [`Thinker`](crate::thinker::Thinker) — a bounded pool of blocking threads locally, a function
+//! of its own on AWS — which runs these steps for the room:
+//!
+//! 1. [`search`]: load the room, catch up the persons' timeouts as a request would, and if a
+//!    computer player's move comes next, search it on a blocking thread ([`Room::choose`](madang_core::room::Room::choose)).
+//!    The search starts as soon as the move is known, so it overlaps the visible think time;
+//! 2. wait until the move is due (its `deadlineAt`);
+//! 3. [`land`]: play the choice through [`transact`], only if its turn is still the room's next
+//!    one (same player, level, due time and version: [`Room::play_choice`](madang_core::room::Room::play_choice)). If anyone's change
+//!    landed meanwhile, the choice is dropped and the next round searches the fresh room. The
+//!    choice is a pure function of the room at that version, so nothing is ever applied twice or
+//!    on a position it was not made for.
+//!
+//! Moves are timed with the process's monotonic clock (`core` has none) and recorded as
+//! metrics only once the save that carries them has landed (`BotMoves::landed`), so
+//! `BotMoves` equals the computer players' actions in the rooms' logs.
 
 use std::time::{Duration, Instant};
 
-use madang_core::room::{Fired, MAX_TIMEOUTS_PER_CATCH_UP, Presence, Room};
-use madang_core::{Game, Millis};
+use madang_core::room::{AnyBotChoice, Fired, MAX_TIMEOUTS_PER_CATCH_UP};
+use madang_core::{Millis, with_room};
+use madang_infra::{RoomStore, StoreError};
+use tokio::sync::Semaphore;
 
+use super::new_request_id;
+use super::save::{Loaded, Target, transact};
+use crate::error::ApiError;
 use crate::metrics::{self, Metric};
+use crate::thinker::NoThinker;
 
-/// One computer player's move made by an attempt of the save path.
+/// One computer player's move made by a search.
 #[derive(Clone, Copy, Debug)]
 struct BotMove {
     /// The time the step took: the engine's choice, the rules' check and the apply.
@@ -24,14 +43,14 @@ struct BotMove {
     fallback: bool,
 }
 
-/// The computer players' moves one attempt made, not yet recorded.
+/// Computer players' moves whose save landed, to be recorded.
 #[derive(Debug, Default)]
-pub struct BotMoves(Vec<BotMove>);
+struct BotMoves(Vec<BotMove>);
 
 impl BotMoves {
     /// The save carrying these moves landed: records `BotMoves`, a `BotMoveTime` per move and an
     /// `EngineFailures` per fallback.
-    pub fn landed(self) {
+    fn landed(self) {
         for m in self.0 {
             metrics::record(Metric::BotMove);
             metrics::record(Metric::BotMoveTime(m.took));
@@ -42,34 +61,150 @@ impl BotMoves {
     }
 }
 
-/// [`Room::catch_up`], step by step: fires every timeout due at `now` (at most
-/// [`MAX_TIMEOUTS_PER_CATCH_UP`]) and notes each computer player's move in `bots`, timed.
-pub fn catch_up<G: Game>(
-    room: &mut Room<G>,
+/// Computer players' moves, searched and not yet played: the move that comes next, and the
+/// ones that fall due at the same moment behind it (a 윷놀이 game everyone left plays itself out
+/// at once).
+#[derive(Debug)]
+pub struct Searched {
+    /// In the order they are played; never empty.
+    choices: Vec<AnyBotChoice>,
+    /// How long the search of each took.
+    took: Vec<Duration>,
+}
+
+impl Searched {
+    /// When the first move is due: it is played then, not before.
+    pub fn due_at(&self) -> Millis {
+        self.choices.first().map_or(0, |c| c.turn().at)
+    }
+}
+
+/// Searches the computer players' moves that come next in room `id`, if any do (`None`: none
+/// does, or the room is gone). The search runs on a blocking thread, holding one of `threads`'
+/// permits while it runs when given, never on the async runtime.
+pub async fn search<S: RoomStore>(
+    store: &S,
     now: Millis,
-    presence: &Presence,
-    bots: &mut BotMoves,
-) -> Vec<G::Event> {
-    let mut events = Vec::new();
-    for _ in 0..MAX_TIMEOUTS_PER_CATCH_UP {
-        let started = Instant::now();
-        let Some(mut step) = room.catch_up_one(now, presence) else {
-            break;
+    id: &str,
+    threads: Option<&Semaphore>,
+) -> Result<Option<Searched>, ApiError> {
+    let stored = match store.load(id, now).await {
+        Ok(stored) => stored,
+        Err(StoreError::NotFound) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let mut loaded = Loaded::from_stored(stored).map_err(|e| ApiError::Internal(Box::new(e)))?;
+    // As a request would: the persons' timeouts due before the move fire first.
+    loaded.catch_up(now)?;
+    let Some(first) = loaded.bot_turn() else {
+        return Ok(None);
+    };
+    // Bounded: at most `MADANG_BOT_THREADS` searches at once in this process; the others wait
+    // here, on the runtime, without holding a thread.
+    let _permit = match threads {
+        Some(threads) => Some(
+            threads
+                .acquire()
+                .await
+                .map_err(|e| ApiError::Internal(Box::new(e)))?,
+        ),
+        None => None,
+    };
+    let id = id.to_owned();
+    let searched = tokio::task::spawn_blocking(move || {
+        // The first move may be due later (the search overlaps its think time); the ones
+        // behind it are searched only if they fall due by then too.
+        let horizon = now.max(first.at);
+        let Loaded {
+            mut room, presence, ..
+        } = loaded;
+        let mut searched = Searched {
+            choices: Vec::new(),
+            took: Vec::new(),
         };
-        if let Fired::Bot { level, fallback } = step.fired {
+        for _ in 0..MAX_TIMEOUTS_PER_CATCH_UP {
+            let turn = with_room!(&room, r => r.bot_turn(&presence));
+            let Some(turn) = turn.filter(|t| t.at <= horizon) else {
+                break;
+            };
+            let started = Instant::now();
+            let Some(choice) = room.choose(&turn) else {
+                break;
+            };
             let took = started.elapsed();
+            searched.took.push(took);
+            // What the single-flight tests count: one line per search.
+            tracing::debug!(
+                room = %crate::api::ids::digest_of(&id),
+                version = turn.version,
+                took_us = took.as_micros() as u64,
+                "searched a computer player's move"
+            );
+            // Played on the copy to find what comes after it.
+            if room.play_choice(choice.clone(), &presence).is_none() {
+                break;
+            }
+            searched.choices.push(choice);
+            with_room!(&mut room, r => {
+                r.catch_up(horizon, &presence);
+            });
+        }
+        (!searched.choices.is_empty()).then_some(searched)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(Box::new(e)))?;
+    Ok(searched)
+}
+
+/// Plays searched moves through the one save path, each only if its turn is still the room's
+/// next one; whether any landed.
+pub async fn land<S: RoomStore>(
+    store: &S,
+    clock: &(impl Fn() -> Millis + Sync),
+    id: &str,
+    searched: Searched,
+) -> Result<bool, ApiError> {
+    let Searched { choices, took } = searched;
+    // The thinker's own saves cue no thinker: its loop looks at the room again at once.
+    let saved = transact(
+        store,
+        &NoThinker,
+        clock,
+        Target::Load(id),
+        new_request_id()?,
+        |loaded, _, now| {
+            let mut fired = Vec::new();
+            for choice in &choices {
+                let presence = &loaded.presence;
+                // The room moved on (anyone's change landed meanwhile): the rest is stale.
+                let Some(step) = loaded.room.play_choice(choice.clone(), presence) else {
+                    break;
+                };
+                fired.push(step);
+                // Whatever fell due behind the move, as a request's catch-up would.
+                loaded.catch_up(now)?;
+            }
+            Ok(fired)
+        },
+    )
+    .await?;
+    if saved.outcome.is_empty() {
+        tracing::debug!(room = %crate::api::ids::digest_of(id), "the room moved on during a search; searching again");
+        return Ok(false);
+    }
+    let mut moves = BotMoves::default();
+    for (fired, took) in saved.outcome.into_iter().zip(took) {
+        if let Fired::Bot { fallback, .. } = fired {
             if fallback {
                 // Core does no I/O: the why-log of an engine failure is written here.
                 tracing::warn!(
-                    room = %crate::api::ids::digest_of(&room.id),
-                    game = G::NAME,
-                    level,
+                    room = %crate::api::ids::digest_of(id),
                     "a computer player's engine failed; it played the fallback (바둑: resigned)"
                 );
             }
-            bots.0.push(BotMove { took, fallback });
+            moves.0.push(BotMove { took, fallback });
         }
-        events.append(&mut step.events);
     }
-    events
+    moves.landed();
+    Ok(true)
 }

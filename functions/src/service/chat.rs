@@ -229,8 +229,14 @@ pub async fn post<S: RoomStore>(
                 "참가자의 이름은 자리에서 정해져요. name은 관전자만 보내요.".into(),
             ));
         }
+        // Not a seated member's name nor a computer player's, compared folded (NFKC and
+        // look-alikes): the gallery cannot speak as a player.
         (None, Some(name)) => Sender::Spectator {
-            name: madang_core::room::player_name(&name)?.to_string(),
+            name: with_room!(&room, r => madang_core::room::spectator_name(
+                &name,
+                r.seats.iter().map(|m| m.name.as_str()),
+            ))?
+            .to_string(),
             key: spectator_key(client),
         },
         (None, None) => return Err(ApiError::Unauthorized),

@@ -58,6 +58,7 @@ async fn settle<S: RoomStore>(
 ) -> Result<Saved<Option<PlayerId>>, ApiError> {
     transact(
         &*app.store,
+        &*app.thinker,
         || app.clock.now(),
         target,
         new_request_id()?,
@@ -102,7 +103,9 @@ async fn unchanged<S: RoomStore>(
             return Ok(None);
         }
     }
-    if loaded.due_at().is_some_and(|due| due <= now) {
+    // A person's timeout due: the full read fires it. (A computer player's move is not the
+    // read's to make; its save will be a new version.)
+    if loaded.fires_at().is_some_and(|due| due <= now) {
         return Ok(None);
     }
     Ok(Some(Read::NotModified {
@@ -162,9 +165,11 @@ pub async fn read<S: RoomStore>(
                 poll_after: loaded.poll_after(viewer.as_ref(), now),
             });
         }
-        // Wake for a save, or for the room's own next timeout, whichever comes first.
+        // Wake for a save, or for the room's own next timeout, whichever comes first. A
+        // computer player's move is a save (the thinker's), never the reader's to fire, so a
+        // move that is due, or overdue, only waits for the save.
         let due_in = loaded
-            .due_at()
+            .fires_at()
             .map(|due: Millis| Duration::from_millis(due.saturating_sub(now) + 1));
         let nap = due_in.map_or(remaining, |d| d.min(remaining));
         fetched = app.store.wait_for_change(id, since, nap).await?;

@@ -68,6 +68,7 @@ pub async fn rematch<S: RoomStore>(
     let rng = GameRng::new(random_bytes::<32>()?, random_bytes::<16>()?);
     let planned = transact(
         &*app.store,
+        &*app.thinker,
         || app.clock.now(),
         Target::Load(id),
         new_request_id()?,
@@ -84,6 +85,7 @@ pub async fn rematch<S: RoomStore>(
             let new_id = lobby.id.clone();
             match transact(
                 &*app.store,
+                &*app.thinker,
                 || app.clock.now(),
                 Target::New(*lobby),
                 new_request_id()?,
@@ -100,6 +102,7 @@ pub async fn rematch<S: RoomStore>(
     let mut asker = None;
     let marked = transact(
         &*app.store,
+        &*app.thinker,
         || app.clock.now(),
         Target::Load(id),
         new_request_id()?,

@@ -16,14 +16,14 @@
 //! answer; not found, it did not land and the work is done again. So an action lands exactly
 //! once, whatever the network between the server and the store does.
 
-use madang_core::room::{AnyRoom, DecodeError, Presence, RequestId};
+use madang_core::room::{AnyRoom, BotTurn, DecodeError, Presence, RequestId};
 use madang_core::{Millis, PlayerId, with_room};
 use madang_infra::{RoomStore, StoreError, StoredRoom, Tell};
 
-use super::bots::{self, BotMoves};
 use super::events::{Events, rendered};
 use crate::error::ApiError;
 use crate::metrics::{self, Metric};
+use crate::thinker::{Cue, Thinker};
 
 /// How often one request tries to save before it gives up (503 `ROOM_BUSY`: it was not applied).
 const SAVE_ATTEMPTS: usize = 6;
@@ -54,8 +54,6 @@ pub struct Loaded {
     /// Who made this request's change, when a player did (an action): its live connections
     /// are not told of it, since the answer carries the new room ([`Loaded::acted_by`]).
     actor: Option<PlayerId>,
-    /// The computer players' moves this attempt made: recorded once its save lands.
-    pub bot_moves: BotMoves,
 }
 
 impl Loaded {
@@ -77,7 +75,6 @@ impl Loaded {
             new: false,
             overdue_since: None,
             actor: None,
-            bot_moves: BotMoves::default(),
         })
     }
 
@@ -93,7 +90,6 @@ impl Loaded {
             new: true,
             overdue_since: None,
             actor: None,
-            bot_moves: BotMoves::default(),
         }
     }
 
@@ -116,13 +112,26 @@ impl Loaded {
         self.actor = Some(player.clone());
     }
 
-    /// Fires every timeout due at `now`; returns their events, rendered (each timeout a new
-    /// version).
+    /// Fires every person's timeout due at `now` (never a computer player's move: that is the
+    /// thinker's, [`super::bots`]); returns their events, rendered (each timeout a new version).
     pub fn catch_up(&mut self, now: Millis) -> Result<Events, ApiError> {
         self.overdue_since = self.due_at().filter(|due| *due <= now);
         let presence = &self.presence;
-        let moves = &mut self.bot_moves;
-        with_room!(&mut self.room, r => rendered(&bots::catch_up(r, now, presence, moves)))
+        with_room!(&mut self.room, r => rendered(&r.catch_up(now, presence)))
+    }
+
+    /// The computer player's move that comes next in the room, due or not.
+    pub fn bot_turn(&self) -> Option<BotTurn> {
+        with_room!(&self.room, r => r.bot_turn(&self.presence))
+    }
+
+    /// When a request's catch-up would next fire something: the next timeout, unless it is a
+    /// computer player's move (which the thinker makes; a reader waits for its save instead).
+    pub fn fires_at(&self) -> Option<Millis> {
+        match self.bot_turn() {
+            Some(_) => None,
+            None => self.due_at(),
+        }
     }
 
     /// When the room's next timeout fires if nobody shows up (what the sweeper indexes).
@@ -213,8 +222,12 @@ pub struct Saved<T> {
 /// looked for in the room before anything is redone. `work` gets the catch-up's events and the
 /// time; it must leave the room untouched when it fails (the engines guarantee that), and it may
 /// run several times, so it must not do I/O.
+///
+/// A room left with a computer player's move to make is handed to `thinker` (`cue`), since
+/// the catch-up never makes that move itself.
 pub async fn transact<S, T, W>(
     store: &S,
+    thinker: &dyn Thinker,
     clock: impl Fn() -> Millis,
     target: Target<'_>,
     request: RequestId,
@@ -231,9 +244,9 @@ where
     };
     // Who acted in the attempt that may have landed (its connections are not told).
     let mut actor = None;
-    // The outcome of the last attempt whose save was sent but not confirmed, the versions that
-    // save would add, and the computer players' moves it carried.
-    let mut unconfirmed: Option<(T, u64, BotMoves)> = None;
+    // The outcome of the last attempt whose save was sent but not confirmed, and the versions
+    // that save would add.
+    let mut unconfirmed: Option<(T, u64)> = None;
     let mut last_failure = None;
     for _ in 0..SAVE_ATTEMPTS {
         let now = clock();
@@ -248,16 +261,16 @@ where
                 Err(e) => return Err(e.into()),
             },
         };
-        if let Some((outcome, added, moves)) = unconfirmed.take()
+        if let Some((outcome, added)) = unconfirmed.take()
             && with_room!(&loaded.room, r => r.ledger.landed(request))
         {
             metrics::record(Metric::ActionsApplied(added));
-            moves.landed();
             // The earlier attempt landed after all: that is the answer, and nothing is redone.
             tracing::info!(room = %crate::api::ids::digest_of(&id), "an unconfirmed save had landed");
             loaded.actor = actor;
             announce(store, &loaded, now).await;
             owe_presence(store, &mut loaded).await;
+            cue(thinker, &loaded, Cue::Saved).await;
             return Ok(Saved {
                 loaded,
                 outcome,
@@ -269,6 +282,7 @@ where
         actor.clone_from(&loaded.actor);
         if !loaded.changed() {
             owe_presence(store, &mut loaded).await;
+            cue(thinker, &loaded, Cue::Seen).await;
             return Ok(Saved {
                 loaded,
                 outcome,
@@ -290,7 +304,6 @@ where
         match saved {
             Ok(()) => {
                 metrics::record(Metric::ActionsApplied(added));
-                std::mem::take(&mut loaded.bot_moves).landed();
                 loaded.loaded_version = loaded.room.version();
                 loaded.indexed_due = stored.due.or(loaded.indexed_due);
                 loaded.new = false;
@@ -298,6 +311,7 @@ where
                 // fails the answer (`RoomStore::announce`).
                 announce(store, &loaded, now).await;
                 owe_presence(store, &mut loaded).await;
+                cue(thinker, &loaded, Cue::Saved).await;
                 return Ok(Saved {
                     loaded,
                     outcome,
@@ -308,13 +322,13 @@ where
             // a room that had moved on. The room the store handed back (or the next load) tells.
             Err(StoreError::VersionConflict { current }) => {
                 metrics::record(Metric::ConflictRedone);
-                unconfirmed = Some((outcome, added, std::mem::take(&mut loaded.bot_moves)));
+                unconfirmed = Some((outcome, added));
                 next = current.map(|c| Loaded::decode(*c)).transpose()?;
             }
             // The write may or may not have landed: load the room again to find out.
             Err(e @ StoreError::Unavailable(_)) => {
                 tracing::warn!(room = %crate::api::ids::digest_of(&id), error = %crate::error::chain(&e), "save outcome unknown");
-                unconfirmed = Some((outcome, added, std::mem::take(&mut loaded.bot_moves)));
+                unconfirmed = Some((outcome, added));
                 last_failure = Some(e);
             }
             Err(e) => return Err(e.into()),
@@ -348,6 +362,16 @@ async fn announce<S: RoomStore>(store: &S, loaded: &Loaded, now: Millis) {
     store
         .announce(&loaded.id, loaded.room.version(), &tell)
         .await;
+}
+
+/// Hands the room to the thinker if a computer player's move comes next in it: `Saved` when
+/// this request's change landed (on AWS only such a change invokes the bot function, so one
+/// move is searched once), `Seen` when it only looked (locally a cheap wake-up; on AWS a
+/// backstop for a lost invocation, [`crate::thinker`]).
+async fn cue(thinker: &dyn Thinker, loaded: &Loaded, cue: Cue) {
+    if let Some(turn) = loaded.bot_turn() {
+        thinker.due(&loaded.id, turn.at, cue).await;
+    }
 }
 
 /// Awaits a store call and records how long it took as `metric`.

@@ -134,6 +134,8 @@ impl ChatStore for DynamoStore {
             // Keeps a room's chat at the newest KEPT_RECORDS. A delete that fails leaves one
             // record too many, which TTL removes with the room; the next poll never returns it
             // (polls ask for the newest records only), so the failure is logged, not reported.
+            // The line names no room: an id is the room's capability, and the request's span
+            // already carries its digest.
             let deleted = self
                 .client
                 .delete_item()

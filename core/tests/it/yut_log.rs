@@ -1,6 +1,6 @@
 //! `state.log` (yut.md §8.1): the last events of the game, kept through the stored form.
 
-mod support;
+use crate::support;
 
 use madang_core::yut::event::LOG_LEN;
 use madang_core::yut::{Event, Yut, YutOptions};

@@ -1,5 +1,5 @@
 //! Computer players in a room (issue 22): `addBot` in the lobby, and their moves fired by the
-//! room's catch-up after a think time, exactly once, the same on every server.
+//! room's play-out (the server's thinker) after a think time, exactly once, the same on every server.
 
 use madang_core::room::{
     BOT_THINK_MAX_MS, BOT_THINK_MIN_MS, LobbyAction, LobbyEvent, Presence, Room, RoomAction,
@@ -113,7 +113,7 @@ fn play_out(room: &mut Room<Yut>, human: &PlayerId, mut now: Millis) -> (Millis,
     for _ in 0..20_000 {
         presence.insert(human.clone(), now);
         let before = room.version;
-        let fired = room.catch_up(now, &presence);
+        let fired = room.play_out(now, &presence);
         bot_actions += (room.version - before) as usize;
         assert_eq!(fired.is_empty(), room.version == before);
         if room.status() == Status::Finished {
@@ -131,7 +131,7 @@ fn play_out(room: &mut Room<Yut>, human: &PlayerId, mut now: Millis) -> (Millis,
         assert!(due >= room.updated_at + BOT_THINK_MIN_MS, "{due}");
         assert!(due <= room.updated_at + BOT_THINK_MAX_MS, "{due}");
         let version = room.version;
-        room.catch_up(due - 1, &presence);
+        room.play_out(due - 1, &presence);
         assert_eq!(room.version, version, "nothing fires before it is due");
         now = due + room.poll_after(Some(human), &presence, due - 1).min(100);
     }
@@ -139,7 +139,7 @@ fn play_out(room: &mut Room<Yut>, human: &PlayerId, mut now: Millis) -> (Millis,
 }
 
 #[test]
-fn three_bots_and_a_person_play_a_four_seat_game_to_its_end_by_catch_up_alone() {
+fn three_bots_and_a_person_play_a_four_seat_game_to_its_end_by_the_thinkers_play_out_alone() {
     let (mut room, host) = lobby(YutOptions::default());
     for level in [1, 2, 3] {
         add_bot(&mut room, &host, Some(level));
@@ -181,8 +181,8 @@ fn a_bot_move_is_computed_the_same_by_two_loaders_of_the_same_room() {
         }
         now = room.deadline_at(&presence, now).unwrap();
         let (mut a, mut b) = (room.clone(), room.clone());
-        let fired_a = a.catch_up(now, &presence);
-        let fired_b = b.catch_up(now, &presence);
+        let fired_a = a.play_out(now, &presence);
+        let fired_b = b.play_out(now, &presence);
         assert_eq!(a, b);
         assert_eq!(fired_a, fired_b);
         assert_eq!(a.version, room.version + 1, "one bot action per due time");
@@ -219,7 +219,7 @@ fn a_game_whose_people_all_left_plays_itself_out_at_once() {
         .unwrap();
     room.act(&host, RoomAction::Lobby(LobbyAction::Leave), 200)
         .unwrap();
-    // Nobody is left to watch: no think time, one catch-up ends it.
-    room.catch_up(200, &Presence::new());
+    // Nobody is left to watch: no think time, one play-out ends it.
+    room.play_out(200, &Presence::new());
     assert_eq!(room.status(), Status::Finished);
 }

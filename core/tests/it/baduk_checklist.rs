@@ -1,6 +1,6 @@
 //! One test per item of `spec/baduk.md` §10, named as a sentence (rulings named where they apply).
 
-mod baduk_common;
+use crate::baduk_common;
 
 use baduk_common::{Table, ko_shape, options};
 use madang_core::baduk::scoring::{self, score};

@@ -2,7 +2,7 @@
 //! regions are the empty regions once the stones marked dead are lifted, each named by its
 //! smallest index, so every suggested mark can be toggled off and on again.
 
-mod baduk_common;
+use crate::baduk_common;
 
 use baduk_common::Table;
 use madang_core::baduk::{BadukAction, BadukError, Color, Phase};

@@ -2,7 +2,7 @@
 //! move is shown exactly the move the system would play for them on a timeout (by either
 //! `timeoutPolicy`), and nobody else sees a hint.
 
-mod support;
+use crate::support;
 
 use madang_core::yut::{
     Action, BackdoFromDo, FinishRule, Mode, Phase, PlayerLimits, State, StickModel, TimeoutPolicy,

@@ -287,7 +287,7 @@ fn play_yut(game: u64) -> Played {
             now += 61_000;
         }
         let presence: Presence = ids.iter().map(|p| (p.clone(), now)).collect();
-        log_of(room.catch_up(now, &presence), &mut log);
+        log_of(room.play_out(now, &presence), &mut log);
         let state = room.game.as_ref().unwrap();
         let Some(mover) = state.current_player().cloned() else {
             continue;
@@ -322,13 +322,13 @@ fn play_yut(game: u64) -> Played {
             );
         }
     }
-    // A game its bots finish needs the catch-up to run to its end.
+    // A game its bots finish needs the thinker's play-out to run to its end.
     for _ in 0..100 {
         if room.game.as_ref().unwrap().phase() == Phase::Finished {
             break;
         }
         now += 61_000;
-        log_of(room.catch_up(now, &Presence::new()), &mut log);
+        log_of(room.play_out(now, &Presence::new()), &mut log);
     }
     let viewer = PlayerId::new(first_player);
     let end = serde_json::to_value(room.view(Some(&viewer), &Presence::new(), now)).unwrap();

@@ -4,7 +4,7 @@
 //! Positions that would take many random throws to reach are arranged with the state's test
 //! helpers; the throws and moves themselves always go through `Yut::apply`.
 
-mod support;
+use crate::support;
 
 use madang_core::yut::{
     Action, BackdoFromDo, Event, FinishRule, Mode, Phase, Position, Ranking, StickModel, Throw,

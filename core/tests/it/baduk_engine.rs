@@ -1,7 +1,7 @@
 //! Engine behaviour beyond the §10 checklist: requests, draw offers, error codes, clocks of
 //! the other kinds, colour assignment, and the JSON shapes of views and results.
 
-mod baduk_common;
+use crate::baduk_common;
 
 use baduk_common::{Table, options};
 use madang_core::baduk::{

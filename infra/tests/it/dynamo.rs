@@ -1,51 +1,28 @@
 //! The DynamoDB store against two real DynamoDB-compatible servers, dynalite and moto, which
 //! `./scripts/test` installs, starts on free loopback ports and names in `MADANG_DYNALITE_ENDPOINT`
-//! and `MADANG_MOTO_ENDPOINT`. Every check runs against both (they differ in what they implement;
+//! and `MADANG_MOTO_ENDPOINT` (clients from `madang_infra::emulator`). Every check runs against both (they differ in what they implement;
 //! see `docs/deploy.md`), each on a table of its own, so the tests run in parallel.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::config::{Credentials, Region};
 use aws_sdk_dynamodb::types::AttributeValue;
 use madang_core::Millis;
 use madang_infra::contract::{fresh_id, sample};
 use madang_infra::dynamo::capacity::{CapacityMeter, CapacityReport};
+use madang_infra::dynamo::ensure_table;
 use madang_infra::dynamo::item::Item;
-use madang_infra::dynamo::{ensure_table, sdk_config};
+use madang_infra::emulator;
 use madang_infra::{DynamoStore, RoomStore, StoreError, StoredRoom};
 
 /// A time after every test run, so nothing here has expired.
 const NOW: Millis = 4_000_000_000_000;
 
-/// A client for the emulator named by `var`. A missing variable fails the test: these tests
-/// must never pass by not running.
-async fn client(var: &str) -> Client {
-    let endpoint = std::env::var(var).unwrap_or_else(|_| {
-        panic!(
-            "{var} is not set. The DynamoDB tests need the emulators that ./scripts/test \
-             installs and starts: run ./scripts/test (or start dynalite and moto yourself and \
-             set MADANG_DYNALITE_ENDPOINT and MADANG_MOTO_ENDPOINT)"
-        )
-    });
-    let config = sdk_config()
-        .endpoint_url(endpoint)
-        .region(Region::new("us-east-1"))
-        .credentials_provider(Credentials::new("test", "test", None, None, "static"))
-        .load()
-        .await;
-    Client::new(&config)
-}
-
 /// A metered store on a new table of its own.
 async fn store(var: &str, tag: &str) -> (DynamoStore, Arc<CapacityMeter>) {
-    let client = client(var).await;
-    let table = format!("madang-{}", fresh_id(tag));
-    ensure_table(&client, &table).await.expect("ensure_table");
     let meter = Arc::new(CapacityMeter::new());
     (
-        DynamoStore::new(client, table).with_meter(meter.clone()),
+        emulator::store(var, tag).await.with_meter(meter.clone()),
         meter,
     )
 }
@@ -95,12 +72,12 @@ macro_rules! on_both_emulators {
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn dynalite() {
-                check("MADANG_DYNALITE_ENDPOINT").await
+                check(madang_infra::emulator::DYNALITE).await
             }
 
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn moto() {
-                check("MADANG_MOTO_ENDPOINT").await
+                check(madang_infra::emulator::MOTO).await
             }
         }
     };

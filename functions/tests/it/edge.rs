@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
-mod support;
+use crate::support;
 use support::{Server, start_server};
 
 /// The `madang` binary on a fresh data directory of this suite's.
@@ -208,14 +208,16 @@ async fn more_than_a_hundred_headers_get_a_problem_json_431() {
 }
 
 /// The review held all eight connections of `MADANG_MAX_CONNECTIONS=8` with slow bodies from
-/// one address, and `/healthz` waited 39.5 s. Now one address holds at most its share: its next
+/// one address, and `/healthz` waited 39.5 s. Now one address holds at most its cap
+/// (`MADANG_MAX_CONNECTIONS_PER_CLIENT`; never over a fair share, `abuse.rs`): its next
 /// connection is refused at once, and another address is served.
 #[tokio::test]
 async fn one_address_cannot_take_every_connection() {
     let server = start(
         "per-client",
         &[
-            ("MADANG_MAX_CONNECTIONS", "8"),
+            // Four is within the fair share of 16 (a quarter), so the cap set is the one applied.
+            ("MADANG_MAX_CONNECTIONS", "16"),
             ("MADANG_MAX_CONNECTIONS_PER_CLIENT", "4"),
         ],
     );
@@ -735,4 +737,161 @@ async fn json_answers_are_gzipped_when_the_client_accepts_it() {
     );
     assert_eq!(missing.headers()["vary"], "accept-encoding");
     problem(missing, StatusCode::NOT_FOUND, "ROOM_NOT_FOUND").await;
+}
+
+/// The connect-src directive of a page's CSP.
+fn connect_src(response: &reqwest::Response) -> String {
+    let policy = response.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    policy
+        .split(';')
+        .map(str::trim)
+        .find_map(|d| d.strip_prefix("connect-src "))
+        .unwrap_or_else(|| panic!("no connect-src in {policy}"))
+        .to_owned()
+}
+
+/// On AWS the live channel is another origin than the pages (the WebSocket API), and the page's
+/// CSP said `connect-src 'self'`: the browser refused the socket and the app only polled. The
+/// page now allows the live channel's origin — exactly it, nothing wider — wherever `liveUrl`
+/// puts it (here the local server's `MADANG_LIVE_URL`), and a view's `liveUrl` names the same
+/// URL. Where the channel is the page's own origin, `'self'` stays all there is.
+#[tokio::test]
+async fn the_pages_csp_allows_exactly_the_live_channels_origin() {
+    let live = "wss://live.example.com:8443/live";
+    let server = start("csp-live", &[("MADANG_LIVE_URL", live)]);
+    let http = reqwest::Client::new();
+    for path in ["/", "/r/AAAAAAAAAAAAAAAAAAAAAA", "/rules/yut"] {
+        let page = http
+            .get(format!("{}{path}", server.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(page.status(), StatusCode::OK);
+        assert_eq!(
+            connect_src(&page),
+            "'self' wss://live.example.com:8443",
+            "{path}"
+        );
+    }
+    let created: Value = http
+        .post(format!("{}/rooms", server.base))
+        .json(&json!({"game": "yut", "name": "방장"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(created["room"]["liveUrl"], live);
+
+    let same_origin = start("csp-self", &[]);
+    let page = http.get(&same_origin.base).send().await.unwrap();
+    assert_eq!(connect_src(&page), "'self'");
+}
+
+/// A `MADANG_LIVE_URL` that is not a plain ws:// or wss:// URL stops the server at start, with a
+/// message naming the variable, rather than serving a CSP or a `liveUrl` built from it.
+#[test]
+fn a_malformed_live_url_stops_the_server_at_start() {
+    let bin = std::env::var("MADANG_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_madang").into());
+    let data = std::env::temp_dir().join(format!("madang-edge-bad-live-{}", std::process::id()));
+    for bad in [
+        "https://x.example/live",
+        "ws://x.example; script-src *",
+        "ws://*.example/",
+    ] {
+        let mut child = std::process::Command::new(&bin)
+            .env("MADANG_ADDR", "127.0.0.1:0")
+            .env("MADANG_DATA", &data)
+            .env("MADANG_LIVE_URL", bad)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The line a listening server prints, or nothing once it has exited.
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        if line.contains("listening") {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{bad}: the server started");
+        }
+        let out = child.wait_with_output().unwrap();
+        assert!(!out.status.success(), "{bad}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("MADANG_LIVE_URL"), "{bad}: {said}");
+    }
+    let _ = std::fs::remove_dir_all(&data);
+}
+
+/// A spectator chatted as `호스트` in a room whose host is `호스트`, or as `컴퓨터 1`, and joins
+/// compared names only ignoring case and spaces, so `Ｋim` (full width) or `Kіm` (a Cyrillic `і`)
+/// joined beside `Kim`. Names are now compared folded (NFKC, then the confusable skeleton), and
+/// a spectator may take neither a seated name nor a computer player's: 422 `NAME_TAKEN` with a
+/// Korean message, and nothing is posted.
+#[tokio::test]
+async fn spectators_may_not_take_a_seated_or_bot_name_and_look_alikes_are_one_name() {
+    let server = start("folded-names", &[]);
+    let play = Play {
+        http: reqwest::Client::new(),
+        base: &server.base,
+    };
+    let created: Value = play
+        .post("/rooms", None, json!({"game": "yut", "name": "Kim"}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let room = created["roomId"].as_str().unwrap();
+    let host = created["token"].as_str().unwrap();
+    for look_alike in ["Ｋim", "Kіm", "K i m", "KIM"] {
+        let r = play.join(room, look_alike, None).await;
+        problem(r, StatusCode::UNPROCESSABLE_ENTITY, "NAME_TAKEN").await;
+    }
+    let r = play.join(room, "철수", None).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let r = play
+        .act(room, host, json!({"type": "addBot", "level": 1}))
+        .await;
+    assert!(r.status().is_success(), "{:?}", r.text().await);
+
+    let chat = format!("/rooms/{room}/chat");
+    let say = |name: &'static str| play.post(&chat, None, json!({"name": name, "text": "안녕"}));
+    for taken in [
+        "Kim",
+        "ｋｉｍ",
+        "철 수",
+        "컴퓨터 1",
+        "컴퓨터 2",
+        "컴퓨터 ９",
+    ] {
+        let body = problem(
+            say(taken).await,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "NAME_TAKEN",
+        )
+        .await;
+        if taken.starts_with("컴퓨터") {
+            assert!(
+                body["detail"].as_str().unwrap().contains("컴퓨터"),
+                "{body}"
+            );
+        }
+    }
+    let r = play
+        .http
+        .get(format!("{}{chat}?after=0", server.base))
+        .send()
+        .await
+        .unwrap();
+    let read: Value = r.json().await.unwrap();
+    assert_eq!(read["messages"], json!([]), "nothing was posted: {read}");
+    assert_eq!(say("구경꾼").await.status(), StatusCode::CREATED);
 }

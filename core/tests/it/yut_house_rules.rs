@@ -1,11 +1,11 @@
 //! The rules page's house rules (`spec/yut-rules-page.md`, ruling Y16), one named test per rule,
-//! each played through `Yut::apply` (and, for bots, through the room's catch-up) under the
+//! each played through `Yut::apply` (and, for bots, through the room's play-out, as the server's thinker runs it) under the
 //! `rulesPage` preset unless the test says otherwise.
 //!
 //! Positions that would take many random throws to reach are arranged with the state's test
 //! helpers, as in `yut_checklist.rs`.
 
-mod support;
+use crate::support;
 
 use madang_core::room::{
     BOT_THINK_MAX_MS, BOT_THINK_MIN_MS, LobbyAction, Presence, Room, RoomAction, Status, TokenHash,
@@ -757,7 +757,7 @@ fn started_room(options: YutOptions, n: usize) -> (Room<Yut>, Vec<PlayerId>) {
 }
 
 #[test]
-fn y16_a_game_left_to_bots_finishes_through_the_rooms_catch_up_alone() {
+fn y16_a_game_left_to_bots_finishes_through_the_rooms_play_out_alone() {
     let (mut room, players) = started_room(page(), 3);
     for p in &players {
         room.act(p, RoomAction::Lobby(LobbyAction::Leave), 1_000)
@@ -768,8 +768,8 @@ fn y16_a_game_left_to_bots_finishes_through_the_rooms_catch_up_alone() {
     let mut calls = 0;
     while room.status() == Status::Playing {
         calls += 1;
-        assert!(calls < 100, "catch-up does not finish the game");
-        let fired = room.catch_up(1_000, &Presence::new());
+        assert!(calls < 100, "play-out does not finish the game");
+        let fired = room.play_out(1_000, &Presence::new());
         assert!(!fired.is_empty(), "every call makes progress");
     }
     let result = Yut::result(room.game.as_ref().unwrap()).unwrap();
@@ -791,7 +791,7 @@ fn y16_a_leaver_in_a_running_game_with_a_human_left_is_played_by_the_bot_between
         }
         // The bot moves a think time after the room last changed, never sooner.
         let before = room.version;
-        room.catch_up(now + BOT_THINK_MIN_MS - 1, &presence);
+        room.play_out(now + BOT_THINK_MIN_MS - 1, &presence);
         assert_eq!(room.version, before, "no bot move before its think time");
         // Each of its actions (a throw, a move) takes a think time of its own.
         for _ in 0..50 {
@@ -801,7 +801,7 @@ fn y16_a_leaver_in_a_running_game_with_a_human_left_is_played_by_the_bot_between
             }
             now += BOT_THINK_MAX_MS;
             presence.insert(stayer.clone(), now);
-            room.catch_up(now, &presence);
+            room.play_out(now, &presence);
         }
         let state = room.game.as_ref().unwrap();
         let Some(on_turn) = state.current_player().cloned() else {
@@ -815,7 +815,7 @@ fn y16_a_leaver_in_a_running_game_with_a_human_left_is_played_by_the_bot_between
         now += 1_000;
         presence.insert(stayer.clone(), now);
         room.act(stayer, RoomAction::Game(action), now).unwrap();
-        room.catch_up(now, &presence);
+        room.play_out(now, &presence);
     }
     assert_eq!(room.status(), Status::Finished);
     let bot_seat = room.view(None, &presence, now).players[0].clone();

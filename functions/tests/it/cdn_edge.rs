@@ -11,7 +11,7 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-mod support;
+use crate::support;
 use support::{Server, start_server};
 
 /// What Lambda hands the function after checking CloudFront's signature (shape only: the
@@ -384,4 +384,68 @@ async fn an_origin_secret_too_short_to_guard_anything_stops_the_server_and_is_no
     assert!(said.contains("MADANG_ORIGIN_SECRET"), "{said}");
     assert!(!said.contains("madang listening"), "{said}");
     assert!(!said.contains(short), "{said}");
+}
+
+/// The origin secret accepted one value, so rotating it meant 403s while CloudFront's edges
+/// took up the new one. During a rotation (`MADANG_ORIGIN_SECRET_PREVIOUS`) the function accepts
+/// the new and the old secret, and nothing else; a previous secret without a current one is a
+/// deployment error that stops the function rather than opening it.
+#[tokio::test]
+async fn during_a_rotation_both_the_new_and_the_previous_origin_secret_are_served() {
+    const NEW: &str = "Pq7Rs2Tu9Vw4Xy1Za6Bc3De8Fg5Hi0Jk2Lm7No4Pq9Rs1Tu6";
+    let server = LoggedServer::start(
+        "origin-rotation",
+        &[
+            ("MADANG_ORIGIN_SECRET", NEW),
+            ("MADANG_ORIGIN_SECRET_PREVIOUS", ORIGIN_SECRET),
+        ],
+    );
+    let http = reqwest::Client::new();
+    let health = |value: &'static str| {
+        http.get(format!("{}/healthz", server.base))
+            .header("x-madang-origin", value)
+            .send()
+    };
+    for secret in [NEW, ORIGIN_SECRET] {
+        assert_eq!(health(secret).await.unwrap().status(), StatusCode::OK);
+    }
+    refused_as_not_through_the_edge(health("wrong").await.unwrap()).await;
+    refused_as_not_through_the_edge(
+        http.get(format!("{}/healthz", server.base))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+
+    let bin = std::env::var("MADANG_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_madang").into());
+    let data = std::env::temp_dir().join(format!("madang-cdn-prev-{}", std::process::id()));
+    let mut child = std::process::Command::new(bin)
+        .env("MADANG_ADDR", "127.0.0.1:0")
+        .env("MADANG_DATA", &data)
+        .env("MADANG_ORIGIN_SECRET_PREVIOUS", ORIGIN_SECRET)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    if line.contains("listening") {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("a previous origin secret without a current one started the server");
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("MADANG_ORIGIN_SECRET_PREVIOUS"), "{said}");
+    assert!(
+        !said.contains(ORIGIN_SECRET),
+        "the secret was shown: {said}"
+    );
+    let _ = std::fs::remove_dir_all(&data);
 }

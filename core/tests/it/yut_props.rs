@@ -1,7 +1,7 @@
 //! Property tests over random games and random option sets: the engine's invariants hold after
 //! every action, whatever the options and whoever acts.
 
-mod support;
+use crate::support;
 
 use std::collections::HashSet;
 

@@ -2,7 +2,7 @@
 //! twice, and the move that reaches the move limit (twice the points of the board, passes
 //! counted) starts a scoring phase that cannot be resumed, so the game is counted as it stands.
 
-mod baduk_common;
+use crate::baduk_common;
 
 use baduk_common::Table;
 use madang_core::baduk::limits::{RESUMES_PER_PLAYER, move_limit};

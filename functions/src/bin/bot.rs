@@ -1,0 +1,110 @@
+//! The bot function on AWS Lambda (`BotFunction`): makes the computer players' moves of one
+//! room, invoked asynchronously by the `api` function (or the sweeper's backstop) with
+//! `{"roomId": R}` ([`madang_functions::thinker::lambda`]).
+//!
+//! It runs the local thinker's loop for that room: search the move that comes next, wait for
+//! its due time (the search overlaps the visible think time), save it through the one save
+//! path, and look again, until no computer player has a move to make or the invocation's time
+//! is nearly up (then the sweeper's backstop invokes it again). Its memory is sized for the
+//! engine (docs/cost.md), not the `api` function's.
+//!
+//! Configuration (set by `template.yaml`): `MADANG_TABLE`, `MADANG_CHAT_TABLE`,
+//! `MADANG_LIVE_ENDPOINT` (its moves are announced like any save), and `MADANG_DEV=1` in
+//! builds with the `dev` feature only.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use lambda_runtime::{LambdaEvent, service_fn};
+use madang_functions::App;
+use madang_functions::api::ids::RoomId;
+use madang_functions::live::aws::LiveStore;
+use madang_functions::metrics;
+use madang_functions::service::bots::{land, search};
+use madang_functions::telemetry::{self, LogFormat};
+use madang_functions::thinker::NoThinker;
+use madang_functions::thinker::lambda::BotEvent;
+use madang_infra::dynamo::{self, DynamoStore};
+
+/// Time kept in hand at the end of an invocation: a move is not started unless its search, its
+/// wait and its save fit before the function's timeout.
+const RESERVE: Duration = Duration::from_secs(10);
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_runtime::Error> {
+    telemetry::init(LogFormat::Json);
+    metrics::init_from_env(true);
+    let table = std::env::var("MADANG_TABLE").map_err(|_| "MADANG_TABLE is not set")?;
+    let dev = madang_functions::app::dev_from_env();
+    let mut rooms = DynamoStore::new(dynamo::client_from_env().await, table);
+    if let Ok(chat) = std::env::var("MADANG_CHAT_TABLE") {
+        rooms = rooms.with_chat_table(chat);
+    }
+    let store = Arc::new(LiveStore::from_env(rooms).await);
+    // Its own saves cue no thinker: the loop below looks at the room again itself.
+    let app = App::new(store)
+        .with_dev(dev)
+        .with_thinker(Arc::new(NoThinker));
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<BotEvent>| {
+        let app = app.clone();
+        telemetry::set_request_id(Some(&event.context.request_id));
+        let deadline = event.context.deadline;
+        async move {
+            let id = RoomId::parse(&event.payload.room_id)
+                .ok_or("the event's roomId is not a room id")?;
+            let moves = play(&app, id.as_str(), deadline).await?;
+            metrics::flush();
+            Ok::<_, lambda_runtime::Error>(serde_json::json!({ "moves": moves }))
+        }
+    }))
+    .await
+}
+
+/// Makes the room's computer players' moves until none is due soon or time runs short; how
+/// many landed.
+async fn play(
+    app: &App<LiveStore>,
+    id: &str,
+    deadline_ms: u64,
+) -> Result<u32, lambda_runtime::Error> {
+    let mut landed = 0;
+    let wall = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64)
+    };
+    let time_left = || Duration::from_millis(deadline_ms.saturating_sub(wall()));
+    while time_left() > RESERVE {
+        app.sync_clock().await?;
+        let Some(searched) = Box::pin(search(&*app.store, app.clock.now(), id, None)).await? else {
+            break;
+        };
+        // Wait for the move's due time: it shows as `deadlineAt`, and lands then, not before.
+        let wait = Duration::from_millis(searched.due_at().saturating_sub(app.clock.now()));
+        if wait + RESERVE > time_left() {
+            break;
+        }
+        until(app, searched.due_at(), wait).await?;
+        let clock = || app.clock.now();
+        // Boxed: the save path's future is deep (see the sweeper).
+        if Box::pin(land(&*app.store, &clock, id, searched)).await? {
+            landed += 1;
+        }
+    }
+    Ok(landed)
+}
+
+/// Waits until the server's clock reaches `at` (`wait` from now by this environment's clock).
+/// With test support on, the dev clock shared through the table may jump meanwhile: it is read
+/// again every tenth of a second.
+async fn until(app: &App<LiveStore>, at: u64, wait: Duration) -> Result<(), lambda_runtime::Error> {
+    if !app.dev {
+        tokio::time::sleep(wait).await;
+        return Ok(());
+    }
+    while app.clock.now() < at {
+        tokio::time::sleep(Duration::from_millis(100).min(wait)).await;
+        app.sync_clock().await?;
+    }
+    Ok(())
+}
