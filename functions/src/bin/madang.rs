@@ -5,6 +5,8 @@
 //! - `MADANG_DATA`: directory for the database (default `./data`).
 //! - `MADANG_DEV=1`: test support (`seed` on create, `POST /dev/clock`), in builds with the `dev`
 //!   feature only (the test command's); ignored by every other build.
+//! - `MADANG_SYNCHRONOUS`: `full` (default: nothing answered is lost, even to a power cut) or
+//!   `normal` (a power cut can lose the last commits); docs/operate.md, "Durability".
 //! - `MADANG_STORE=dynamodb`: keep rooms in DynamoDB instead (table `MADANG_TABLE`, default
 //!   `madang-rooms`, created with its index when missing; `AWS_ENDPOINT_URL_DYNAMODB` points the
 //!   SDK at an emulator such as dynalite or moto).
@@ -39,6 +41,7 @@ use madang_functions::telemetry::{self, LogFormat};
 use madang_functions::thinker::LocalThinker;
 use madang_functions::{App, RoomStore, ServeConfig, router, shutdown_signal, sweeper};
 use madang_infra::EmbeddedStore;
+use madang_infra::embedded::Durability;
 use madang_infra::dynamo::{self, DynamoStore};
 
 /// How often the local sweeper looks for overdue timeouts: a timeout fires at most this late
@@ -81,8 +84,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             serve(app, addr, config, Duration::from_secs(1)).await
         }
         Ok("embedded") | Err(_) => {
+            let durability = match std::env::var("MADANG_SYNCHRONOUS") {
+                Ok(value) => Durability::parse(&value)?,
+                Err(_) => Durability::default(),
+            };
             std::fs::create_dir_all(&data)?;
-            let store = Arc::new(EmbeddedStore::open(&data.join("madang.sqlite3"))?);
+            let store = Arc::new(EmbeddedStore::open_with(
+                &data.join("madang.sqlite3"),
+                durability,
+            )?);
             let app = App::new(store)
                 .with_dev(dev)
                 .with_limits(limits)

@@ -1,13 +1,17 @@
 //! The embedded store: one SQLite file, for the local server and the tests.
 //!
-//! Durability: the database runs in WAL mode with `synchronous=NORMAL`. A commit has been written
-//! to the operating system before `save_if_version` returns, so killing the process (even with
-//! `kill -9`) loses nothing that was answered; only a power cut can lose the last commits, which
-//! is the right trade for a laptop server (an `fsync` per action would cap it at disk speed).
+//! Durability ([`Durability`]): the database runs in WAL mode. Every commit has been written to
+//! the operating system before its answer goes, so killing the process (even with `kill -9`)
+//! loses nothing that was answered, whatever the setting. By default (`synchronous=FULL`) the
+//! WAL is also synced to the disk before a commit returns, so an operating-system crash or a
+//! power cut loses nothing answered either. Under group commit that is one `fsync` per batch,
+//! not per action (BENCHMARKS.md, "Durability: synchronous=FULL under group commit").
+//! [`Durability::Normal`] skips it: the WAL is then synced only by the checkpoints (about every
+//! 100 ms under writes), and a power cut can lose the commits since the last one.
 //!
-//! Saves go through a writer thread that commits every save queued while its last commit ran in
-//! one transaction (group commit, `writer`; each `UPDATE` still conditional on its version,
-//! each answer sent after the `COMMIT`).
+//! Saves and creates go through a writer thread that commits every one queued while its last
+//! commit ran in one transaction (group commit, `writer`; each `UPDATE` still conditional on its
+//! version, each answer sent after the `COMMIT`).
 //!
 //! Connections: one writer behind a mutex (SQLite allows one writer at a time anyway), and one
 //! reader for the sweeper's due-room query, so a sweep never queues behind writes (WAL readers see
@@ -93,7 +97,6 @@ struct Shared {
 
 const SCHEMA: &str = "
     PRAGMA journal_mode = WAL;
-    PRAGMA synchronous = NORMAL;
     PRAGMA busy_timeout = 5000;
     CREATE TABLE IF NOT EXISTS rooms (
         id TEXT PRIMARY KEY,
@@ -111,6 +114,43 @@ const SCHEMA: &str = "
         PRIMARY KEY (room, player)
     ) WITHOUT ROWID;
 ";
+
+/// How far a commit goes before it is answered: SQLite's `synchronous` in WAL mode, set on the
+/// connection that writes (the local server reads it from `MADANG_SYNCHRONOUS`, docs/operate.md,
+/// "Durability").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Durability {
+    /// `synchronous=FULL`: the WAL is synced to the disk before a commit returns. Nothing that
+    /// was answered is lost to a crash of the process, of the operating system, or to a power
+    /// cut.
+    #[default]
+    Full,
+    /// `synchronous=NORMAL`: a commit returns once the operating system has it; the WAL is
+    /// synced at each checkpoint. A crashed process loses nothing; an operating-system crash or
+    /// a power cut can lose the commits since the last checkpoint (about the last 100 ms under
+    /// writes), never half of one.
+    Normal,
+}
+
+impl Durability {
+    /// `full` or `normal` (any case), as `MADANG_SYNCHRONOUS` spells them.
+    pub fn parse(value: &str) -> Result<Self, String> {
+        match value.to_ascii_lowercase().as_str() {
+            "full" => Ok(Durability::Full),
+            "normal" => Ok(Durability::Normal),
+            _ => Err(format!(
+                "MADANG_SYNCHRONOUS must be `full` or `normal`, not `{value}`"
+            )),
+        }
+    }
+
+    fn pragma(self) -> &'static str {
+        match self {
+            Durability::Full => "PRAGMA synchronous = FULL;",
+            Durability::Normal => "PRAGMA synchronous = NORMAL;",
+        }
+    }
+}
 
 fn unavailable(e: rusqlite::Error) -> StoreError {
     StoreError::Unavailable(Box::new(e))
@@ -138,10 +178,19 @@ impl Shared {
 }
 
 impl EmbeddedStore {
-    /// Opens (creating if needed) the store in the file at `path`.
+    /// Opens (creating if needed) the store in the file at `path`, with the default
+    /// [`Durability`].
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        Self::open_with(path, Durability::default())
+    }
+
+    /// Opens (creating if needed) the store in the file at `path`, its commits as durable as
+    /// `durability` says.
+    pub fn open_with(path: &Path, durability: Durability) -> Result<Self, StoreError> {
         let conn = Connection::open(path).map_err(unavailable)?;
         conn.execute_batch(SCHEMA).map_err(unavailable)?;
+        conn.execute_batch(durability.pragma())
+            .map_err(unavailable)?;
         conn.execute_batch(chat::SCHEMA).map_err(unavailable)?;
         let has_purge_after = conn
             .prepare("SELECT 1 FROM pragma_table_info('rooms') WHERE name = 'purge_after'")
@@ -333,39 +382,18 @@ impl RoomStore for EmbeddedStore {
     }
 
     async fn create(&self, room: &StoredRoom) -> Result<(), StoreError> {
-        {
-            let mut conn = self.conn();
-            // Never cached before it exists; a stale miss of this id is impossible.
-            let tx = conn.transaction().map_err(unavailable)?;
-            let inserted = tx
-                .execute(
-                    "INSERT INTO rooms (id, version, body, due, expires_at, purge_after)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                     ON CONFLICT (id) DO NOTHING",
-                    params![
-                        room.id,
-                        int(room.version),
-                        room.body,
-                        room.due.map(int),
-                        int(room.expires_at),
-                        int(purge_after(room.expires_at))
-                    ],
-                )
-                .map_err(unavailable)?;
-            if inserted == 0 {
-                return Err(StoreError::AlreadyExists);
-            }
-            for (player, seen) in &room.presence {
-                tx.execute(
-                    "INSERT OR REPLACE INTO presence (room, player, seen) VALUES (?1, ?2, ?3)",
-                    params![room.id, player, int(*seen)],
-                )
-                .map_err(unavailable)?;
-            }
-            tx.commit().map_err(unavailable)?;
-            let mut stored = room.clone();
-            stored.indexed_due = room.due;
-            self.cache().insert(stored);
+        // Through the writer thread too, committed with the saves queued meanwhile: one `fsync`
+        // for the batch ([`writer`]).
+        let (done, answer) = tokio::sync::oneshot::channel();
+        self.writer
+            .submit(writer::Save {
+                room: room.clone(),
+                expected: None,
+                done,
+            })
+            .await?;
+        if !answer.await.map_err(|_| writer::stopped())?? {
+            return Err(StoreError::AlreadyExists);
         }
         self.notifier.notify(&room.id, room.version);
         Ok(())
@@ -385,7 +413,7 @@ impl RoomStore for EmbeddedStore {
         self.writer
             .submit(writer::Save {
                 room: room.clone(),
-                expected,
+                expected: Some(expected),
                 done,
             })
             .await?;

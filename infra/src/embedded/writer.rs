@@ -10,12 +10,18 @@
 //! save); a thread of its own can: while it commits, every request in flight queues its save.
 //! Under no load a batch is one save, and the cost is a hand-off between threads.
 //!
+//! Creates go the same way (an insert refused when the id is taken): under the default
+//! `synchronous=FULL` every commit waits for an `fsync`, and a create committed on its own paid
+//! one each, on the request's worker thread (BENCHMARKS.md, "Durability: synchronous=FULL under
+//! group commit").
+//!
 //! What does not change:
 //! - Each `UPDATE` is still conditional on its version. Two saves of one room in a batch act as
 //!   they would one after the other: the second finds the version moved and changes nothing (a
 //!   conflict for its caller).
 //! - An answer is sent only after the `COMMIT` returned: nothing answered can be lost (with
-//!   `synchronous=NORMAL`, short of a power cut, as before).
+//!   the default `synchronous=FULL`, not even to a power cut: the batch's one `fsync` is part of
+//!   its `COMMIT`; see [`super::Durability`]).
 //! - If any statement or the `COMMIT` fails, the whole batch rolls back and every save in it is
 //!   told the store is unavailable (503, retried; the exactly-once keys make the retry safe).
 //!   None of them landed.
@@ -27,7 +33,7 @@ use madang_core::Millis;
 use rusqlite::{Connection, params};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{Shared, update_row};
+use super::{Shared, int, update_row};
 use crate::embedded::purge::purge_after;
 use crate::store::{StoreError, StoredRoom};
 
@@ -40,10 +46,12 @@ pub const BATCH_MAX: usize = 256;
 const QUEUE: usize = 1024;
 
 /// One save waiting for the writer: the room, the version it must replace, and where its result
-/// goes (`Ok(true)` written, `Ok(false)` the version had moved on).
+/// goes (`Ok(true)` written, `Ok(false)` the version had moved on — or, for a create, the id is
+/// taken).
 pub(super) struct Save {
     pub room: StoredRoom,
-    pub expected: u64,
+    /// The version it must replace; `None`: a new room.
+    pub expected: Option<u64>,
     pub done: oneshot::Sender<Result<bool, StoreError>>,
 }
 
@@ -107,7 +115,12 @@ fn commit(shared: &Shared, mut batch: Vec<Save>) {
     {
         let mut cache = shared.cache();
         for (save, &landed) in batch.iter_mut().zip(&written) {
-            if landed {
+            if landed && save.expected.is_none() {
+                // Never cached before it exists; a stale miss of this id is impossible.
+                let mut created = save.room.clone();
+                created.indexed_due = created.due;
+                cache.insert(created);
+            } else if landed {
                 let room = &mut save.room;
                 cache.update(&room.id, |cached| {
                     cached.version = room.version;
@@ -152,8 +165,19 @@ fn write(shared: &Shared, conn: &mut Connection, batch: &[Save]) -> rusqlite::Re
         // to be safe).
         let grain_moves =
             before.is_none_or(|stored| purge_after(stored) != purge_after(room.expires_at));
-        let landed = update_row(&tx, room, save.expected, grain_moves).map_err(into_sqlite)? == 1;
-        if landed {
+        let landed = match save.expected {
+            Some(expected) => update_row(&tx, room, expected, grain_moves).map_err(into_sqlite)?,
+            None => insert_row(&tx, room)?,
+        } == 1;
+        if landed && save.expected.is_none() {
+            for (player, seen) in &room.presence {
+                tx.prepare_cached(
+                    "INSERT OR REPLACE INTO presence (room, player, seen) VALUES (?1, ?2, ?3)",
+                )?
+                .execute(params![room.id, player, int(*seen)])?;
+            }
+            stored_expiry.push((&room.id, room.expires_at));
+        } else if landed {
             for player in &room.departed {
                 tx.prepare_cached("DELETE FROM presence WHERE room = ?1 AND player = ?2")?
                     .execute(params![room.id, player])?;
@@ -164,6 +188,23 @@ fn write(shared: &Shared, conn: &mut Connection, batch: &[Save]) -> rusqlite::Re
     }
     tx.commit()?;
     Ok(written)
+}
+
+/// The insert of a create: how many rows it added (0 when the id is taken).
+fn insert_row(tx: &Connection, room: &StoredRoom) -> rusqlite::Result<usize> {
+    tx.prepare_cached(
+        "INSERT INTO rooms (id, version, body, due, expires_at, purge_after)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (id) DO NOTHING",
+    )?
+    .execute(params![
+        room.id,
+        int(room.version),
+        room.body,
+        room.due.map(int),
+        int(room.expires_at),
+        int(purge_after(room.expires_at))
+    ])
 }
 
 /// `update_row` reports store errors; inside the transaction only SQLite's own can occur.
