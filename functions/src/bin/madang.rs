@@ -41,8 +41,8 @@ use madang_functions::telemetry::{self, LogFormat};
 use madang_functions::thinker::LocalThinker;
 use madang_functions::{App, RoomStore, ServeConfig, router, shutdown_signal, sweeper};
 use madang_infra::EmbeddedStore;
-use madang_infra::embedded::Durability;
 use madang_infra::dynamo::{self, DynamoStore};
+use madang_infra::embedded::Durability;
 
 /// How often the local sweeper looks for overdue timeouts: a timeout fires at most this late
 /// even when nobody polls.
