@@ -5,6 +5,9 @@
 
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 JOBS="${JOBS:-2}"
+# A run from a clean clone gains nothing from incremental compilation, and its files are a
+# good part of target/'s size (a CI machine once ran out of disk at the first clippy).
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
 # Pinned tools. Changing a pin reinstalls that tool on the next run.
 PY_TOOLS=("moto[dynamodb]==5.2.5" "flask==3.1.3" "flask-cors==6.0.5" "cfn-lint==1.58.0"
