@@ -14,12 +14,15 @@
 //! - [`cost_modes`]: what a casual month costs in each polling mode, measured through whole games;
 //! - [`cost_live`]: the casual month with live clients, through the real `api`, `live` and
 //!   `sweeper` binaries, metered by [`meter_proxy`];
+//! - [`faults`]: a DynamoDB fault matrix (throttling, 500s, stalls, lost answers × loads, saves,
+//!   chat, the live registry): clean 503s only, nothing applied twice, nothing answered lost;
 //! - [`metrics`]: the functions' EMF metric lines, validated and held against what the games did;
 //! - [`restore`]: a table with live rooms to JSON and back into a fresh table, and play goes on;
 //! - [`origin`]: behind CloudFront on the HTTP API, only requests with the secret origin header.
 
 mod cost_live;
 mod cost_modes;
+mod faults;
 mod gzip;
 mod live;
 mod meter_proxy;

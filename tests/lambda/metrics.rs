@@ -293,7 +293,7 @@ async fn start_fault_proxy(upstream: &str) -> FaultProxy {
 }
 
 /// A DynamoDB error answer (JSON 1.0 protocol).
-fn dynamo_error(status: StatusCode, kind: &str, message: &str) -> Response {
+pub(super) fn dynamo_error(status: StatusCode, kind: &str, message: &str) -> Response {
     let body =
         json!({"__type": format!("com.amazonaws.dynamodb.v20120810#{kind}"), "message": message});
     let mut response = Response::new(Body::from(body.to_string()));

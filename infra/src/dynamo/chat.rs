@@ -3,8 +3,8 @@
 //!
 //! Layout: hash key `r` (room id, S), range key `q` (the record's number, N); the record's bytes
 //! in `b` (B) and its expiry in `x` (N, epoch seconds rounded up, the table's TTL attribute;
-//! reads return it as milliseconds). A record is one
-//! item well under 1 KB, so:
+//! reads return it as milliseconds), and the random write stamp of the post that wrote it in `w`
+//! (N), as on the rooms table. A record is one item well under 1 KB, so:
 //!
 //! - an append is one conditional `PutItem` (`attribute_not_exists(q)`: the number is free), one
 //!   write unit, plus one `DeleteItem` of the record that falls out of the newest
@@ -40,6 +40,9 @@ pub const SEQ: &str = "q";
 const BODY: &str = "b";
 /// The TTL attribute (epoch seconds), as on the rooms table.
 const EXPIRES: &str = "x";
+/// The write stamp: how an append recognises its own record when the SDK resent it after its
+/// answer was lost (the resent put then fails its condition on the record it wrote itself).
+const STAMP: &str = "w";
 
 /// The chat table of a rooms table, unless configured otherwise (`MADANG_CHAT_TABLE`).
 pub fn chat_table_name(rooms_table: &str) -> String {
@@ -101,12 +104,38 @@ impl DynamoStore {
     }
 }
 
+impl DynamoStore {
+    /// The write stamp of record `seq` of `room`, if it is there (a strongly consistent read).
+    async fn chat_stamp(&self, room: &str, seq: u64) -> Result<Option<u64>, StoreError> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.chat_table)
+            .key(ROOM, AttributeValue::S(room.to_owned()))
+            .key(SEQ, number(seq))
+            .projection_expression(STAMP)
+            .consistent_read(true)
+            .set_return_consumed_capacity(self.capacity())
+            .send()
+            .await
+            .map_err(unavailable)?;
+        self.record(Call::Read, out.consumed_capacity(), 0);
+        Ok(out
+            .item
+            .as_ref()
+            .and_then(|i| i.get(STAMP))
+            .and_then(|v| v.as_n().ok())
+            .and_then(|n| n.parse().ok()))
+    }
+}
+
 impl ChatStore for DynamoStore {
     async fn chat_latest(&self, room: &str) -> Result<Option<StoredChat>, StoreError> {
         Ok(self.query_chat(room, 0, 1).await?.pop())
     }
 
     async fn chat_append(&self, room: &str, record: &StoredChat) -> Result<(), StoreError> {
+        let stamp = super::new_stamp()?;
         let put = self
             .client
             .put_item()
@@ -115,6 +144,7 @@ impl ChatStore for DynamoStore {
             .item(SEQ, number(record.seq))
             .item(BODY, AttributeValue::B(Blob::new(record.body.clone())))
             .item(EXPIRES, number(ttl_seconds(record.expires_at)))
+            .item(STAMP, number(stamp))
             // The number is this writer's only if nobody took it first.
             .condition_expression("attribute_not_exists(q)")
             .set_return_consumed_capacity(self.capacity())
@@ -126,7 +156,12 @@ impl ChatStore for DynamoStore {
                 if matches!(e.err(), PutItemError::ConditionalCheckFailedException(_)) =>
             {
                 self.record_conditional_failure();
-                return Err(StoreError::VersionConflict { current: None });
+                // Taken — perhaps by this very put, landed before its answer was lost and sent
+                // again by the SDK. Then it is appended (once): building on it again would
+                // post the message twice.
+                if self.chat_stamp(room, record.seq).await? != Some(stamp) {
+                    return Err(StoreError::VersionConflict { current: None });
+                }
             }
             Err(e) => return Err(unavailable(e)),
         }
