@@ -317,6 +317,8 @@ def check(t):
         ForAllValues:StringLike dynamodb:LeadingKeys, the only condition allowed."""
         found = {}
         for st in statements(fn):
+            if st.get("Effect") == "Deny":
+                continue  # denials(fn)
             expect(st.get("Effect") == "Allow", f"{fn}: unexpected statement {st!r}")
             actions = st.get("Action")
             actions = [actions] if isinstance(actions, str) else actions or []
@@ -333,6 +335,22 @@ def check(t):
             found.setdefault((repr(st.get("Resource")), keys), set()).update(actions)
         return found
 
+    def denials(fn):
+        """{(resource, leading keys): actions} of the Deny statements, each conditioned on
+        ForAnyValue:StringLike dynamodb:LeadingKeys."""
+        found = {}
+        for st in statements(fn):
+            if st.get("Effect") != "Deny":
+                continue
+            actions = st.get("Action")
+            actions = [actions] if isinstance(actions, str) else actions or []
+            like = (st.get("Condition") or {}).get("ForAnyValue:StringLike", {})
+            keys = like.get("dynamodb:LeadingKeys")
+            expect(isinstance(keys, list) and keys and len(st.get("Condition")) == 1,
+                   f"{fn}: a Deny must be conditioned on ForAnyValue:StringLike dynamodb:LeadingKeys only")
+            found.setdefault((repr(st.get("Resource")), tuple(sorted(keys or []))), set()).update(actions)
+        return found
+
     table_arn = repr(Tag("GetAtt", "RoomsTable.Arn"))
     index = rust_const("DUE_INDEX")
     index_arn = repr(Tag("Sub", f"${{RoomsTable.Arn}}/index/{index}"))
@@ -340,6 +358,7 @@ def check(t):
     room_key = "?" * rust_usize(IDS_RS, "LEN")
     registry = rust_str(LIVE_REGISTRY_RS, "ROOM_PREFIX") + "*"
     connection = rust_str(LIVE_REGISTRY_RS, "CONN_PREFIX") + "*"
+    client = rust_str(LIVE_REGISTRY_RS, "CLIENT_PREFIX") + "*"
 
     def keys(*patterns):
         return tuple(sorted(patterns))
@@ -349,16 +368,22 @@ def check(t):
     # from the room's registry and delete its item; only the API creates rooms and keeps chat.
     room_writer = {
         (table_arn, None): {"dynamodb:GetItem"},
-        (table_arn, keys(room_key, registry)): {"dynamodb:UpdateItem"},
+        (table_arn, keys(room_key, registry, client)): {"dynamodb:UpdateItem"},
         (table_arn, keys(connection)): {"dynamodb:DeleteItem"},
         (LIVE_POSTS, None): MANAGE_CONNECTIONS,
     }
+    # To IAM a room key (`?` × 22) also matches `#conn#` and a 16-character connection id: every
+    # function that writes rooms is denied writes to connection items explicitly.
+    for fn in ("ApiFunction", "SweeperFunction", "BotFunction"):
+        expect(denials(fn) == {(table_arn, keys(connection)): {"dynamodb:PutItem", "dynamodb:UpdateItem"}},
+               f"{fn}: must deny PutItem and UpdateItem on {connection} keys (room keys match them)")
+    expect(denials("LiveFunction") == {}, "LiveFunction: no Deny statements expected")
     bot_arn = repr(Tag("GetAtt", "BotFunction.Arn"))
     expect(grants("ApiFunction") == {**room_writer, (table_arn, keys(room_key)): {"dynamodb:PutItem"},
                                      (chat_arn, keys(room_key)): API_CHAT_ACTIONS,
                                      (bot_arn, None): INVOKE_BOT},
            f"ApiFunction must be granted exactly GetItem on the table, PutItem on room keys ({room_key}), "
-           f"UpdateItem on room and {registry} keys, DeleteItem on {connection} keys, "
+           f"UpdateItem on room, {registry} and {client} keys, DeleteItem on {connection} keys, "
            f"{sorted(API_CHAT_ACTIONS)} on the chat table's room keys, posts to live connections and "
            f"invoking BotFunction")
     expect(grants("SweeperFunction") == {**room_writer, (index_arn, None): SWEEPER_INDEX_ACTIONS,
@@ -373,7 +398,7 @@ def check(t):
     live_grants = grants("LiveFunction")
     expect({k: v for k, v in live_grants.items() if k[0] == table_arn}
            == {(table_arn, None): {"dynamodb:GetItem"},
-               (table_arn, keys(connection, registry)): {"dynamodb:UpdateItem"},
+               (table_arn, keys(connection, registry, client)): {"dynamodb:UpdateItem"},
                (table_arn, keys(connection)): {"dynamodb:DeleteItem"}},
            f"LiveFunction may only read rooms: UpdateItem on {connection} and {registry} keys, "
            f"DeleteItem on {connection} keys")
@@ -1219,6 +1244,10 @@ def self_test(t):
             "Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"].append("?" * 22),
         "condition other than LeadingKeys": lambda x: fn(x, "ApiFunction")["Properties"]["Policies"][0]["Statement"][
             2]["Condition"].__setitem__("Bool", {"aws:SecureTransport": "true"}),
+        "API may write connection items (room keys match them)": lambda x: fn(x, "ApiFunction")["Properties"][
+            "Policies"][0]["Statement"].pop(),
+        "live function may not count a client's connections": lambda x: fn(x, "LiveFunction")["Properties"][
+            "Policies"][0]["Statement"][1]["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"].pop(),
         "live without reserved concurrency": lambda x: fn(x, "LiveFunction")["Properties"].pop(
             "ReservedConcurrentExecutions"),
         "CORS open to every origin by default": lambda x: x["Parameters"]["AllowedOrigins"].__setitem__("Default", "*"),
