@@ -1199,6 +1199,10 @@ def check_operations(t, expect, is_ref):
     body = dash.get("Properties", {}).get("DashboardBody")
     expect(dash.get("Type") == "AWS::CloudWatch::Dashboard" and isinstance(body, Tag) and body.name == "Sub",
            "Dashboard must be an AWS::CloudWatch::Dashboard with a !Sub body")
+    # $3.00 a month at list price, more than the rest of watching: only when asked for.
+    expect(dash.get("Condition") == "HasDashboard"
+           and (parameters.get("CloudWatchDashboard") or {}).get("Default") == "Off",
+           "Dashboard must be conditional on the CloudWatchDashboard parameter (HasDashboard), Off by default")
     if isinstance(body, Tag) and isinstance(body.value, str):
         import json
         try:
@@ -1410,6 +1414,7 @@ def self_test(t):
             "Timeout", 20),
         "api may not invoke the bot function": lambda x: fn(x, "ApiFunction")["Properties"]["Policies"][0][
             "Statement"].pop(),
+        "dashboard on by default": lambda x: x["Parameters"]["CloudWatchDashboard"].__setitem__("Default", "On"),
         "dashboard without cost drivers": lambda x: fn(x, "Dashboard")["Properties"].__setitem__(
             "DashboardBody", Tag("Sub", fn(x, "Dashboard")["Properties"]["DashboardBody"].value.replace(
                 "ConsumedWriteCapacityUnits", "X"))),
