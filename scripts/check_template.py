@@ -134,8 +134,11 @@ ORIGIN_RS = ROOT / "functions" / "src" / "api" / "origin.rs"
 BOT_FUNCTIONS = ("BotFunction",)
 BENCHMARKS_MD = ROOT / "BENCHMARKS.md"
 FULL_VCPU_MB = 1769
-# The goals per move at the top level, p99 seconds, per board size.
-BOT_GOALS_S = {"9×9": 1.0, "19×19": 3.0}
+# When a top-level move may show at the latest, p99 seconds, per board size. The search
+# overlaps the computer player's think time (0.8–2 s), so a move shows at the later of the two:
+# on 9줄 the search must fit within the longest think time (nobody sees it), on 19줄 it may run
+# a second past it.
+BOT_GOALS_S = {"9×9": 2.0, "19×19": 3.0}
 # The bot function's loop keeps this much of its timeout in hand (functions/src/bin/bot.rs,
 # RESERVE), and a move waits up to the longest think time before it is saved.
 BOT_RESERVE_S = 10.0
@@ -1409,7 +1412,8 @@ def self_test(t):
         "api sized for the engine": lambda x: fn(x, "ApiFunction")["Properties"].__setitem__(
             "MemorySize", Tag("Ref", "BotMemorySize")),
         "BotMemorySize allows 128 MB": lambda x: x["Parameters"]["BotMemorySize"]["AllowedValues"].insert(0, 128),
-        "default misses the 9줄 goal": lambda x: x["Parameters"]["BotMemorySize"].__setitem__("Default", 512),
+        "default misses the 9줄 goal": lambda x: x["Parameters"]["BotMemorySize"].update(
+            {"AllowedValues": [256, 512, 1024, 1769], "Default": 256}),
         "bot function too short for ten moves": lambda x: fn(x, "BotFunction")["Properties"].__setitem__(
             "Timeout", 20),
         "api may not invoke the bot function": lambda x: fn(x, "ApiFunction")["Properties"]["Policies"][0][

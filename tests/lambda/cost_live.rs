@@ -65,6 +65,7 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use madang_core::Millis;
+use madang_core::room::{BOT_THINK_MAX_MS, BOT_THINK_MIN_MS};
 use madang_infra::DynamoStore;
 use madang_infra::dynamo::capacity::CapacityReport;
 use madang_tests::Player;
@@ -107,6 +108,8 @@ const P_CONNECTION_MINUTE: f64 = 0.25e-6;
 /// a GB of logs ingested (and stored a month, at the template's 14 days: half a month).
 const P_METRIC_MONTH: f64 = 0.30;
 const P_ALARM_METRIC: f64 = 0.10;
+/// A CloudWatch dashboard a month, beyond an account's three free ones.
+const P_DASHBOARD: f64 = 3.00;
 const P_LOG_GB: f64 = 0.50 + 0.03 / 2.0;
 /// DynamoDB provisioned capacity (`TableBilling: FreeTier`): a read or write unit-hour.
 const P_RCU_HOUR: f64 = 0.000_13;
@@ -115,12 +118,19 @@ const HOURS_A_MONTH: f64 = 730.0;
 /// Lambda's CPU share: one vCPU at this many MB, in proportion below.
 const FULL_VCPU_MB: f64 = 1_769.0;
 /// The memory of the functions as template.yaml gives it: `api` (chosen from the figures
-/// measured here: docs/cost.md, "api's memory"), `live`, and the sweeper (`BotMemorySize`).
-/// TODO(lead, BotFunction): the computer players' own function, sized for the engine, is not
-/// priced here yet: its moves run inside `api` and `sweeper` invocations at this commit.
+/// measured here: docs/cost.md, "api's memory"), `live` and the sweeper (the Globals' 128 MB),
+/// and `BotFunction` (`BotMemorySize`'s default).
 const API_MB: f64 = 128.0;
 const LIVE_MB: f64 = 128.0;
-const SWEEPER_MB: f64 = 1_024.0;
+const SWEEPER_MB: f64 = 128.0;
+const BOT_MB: f64 = 512.0;
+/// What one computer player's move bills `BotFunction`: it searches, then waits for the move's
+/// due time (the visible think time, 0.8–2 s from the room's last change, 1.4 s on average;
+/// levels 1–3, which these games play, search in well under it), then loads and saves the room
+/// and announces the save (three DynamoDB calls and the posts, as in the region). The emulator's
+/// wall time cannot stand in for it: the dev clock jumps, and the function waits on it.
+const BOT_MOVE_S: f64 = (BOT_THINK_MIN_MS + BOT_THINK_MAX_MS) as f64 / 2.0 / 1000.0
+    + (3.0 * DYNAMODB_CALL_MS + POSTS_MS) / 1000.0;
 /// The memory sizes `api` is measured at.
 const MEMORIES_MB: [f64; 3] = [128.0, 256.0, 512.0];
 /// The template's alarms (deployed with the recommended Function URL front door) and their
@@ -1080,10 +1090,19 @@ impl Sim {
             .map(|a| a.hidden_ms as f64 / (minutes * 60_000.0))
             .sum::<f64>()
             / self.apps.len() as f64;
+        let changes = last - self.first_version;
+        let bot_invocations = self.stack.bot_invocations();
+        let bot_moves = if bot_invocations > 0 {
+            changes.saturating_sub(self.actions + self.people as u64 - 1)
+        } else {
+            0
+        };
         Figures {
             minutes,
-            changes: last - self.first_version,
+            changes,
             actions: self.actions,
+            bot_invocations,
+            bot_moves,
             apps: self.apps.len() as u64,
             by_step: self.spent.clone(),
             total,
@@ -1171,6 +1190,10 @@ struct Figures {
     minutes: f64,
     changes: u64,
     actions: u64,
+    /// `BotFunction`'s invocations, and the computer players' moves it made (the changes that
+    /// were neither a person's action nor a join; at most one over: the game's end).
+    bot_invocations: u64,
+    bot_moves: u64,
     apps: u64,
     by_step: BTreeMap<Step, Spent>,
     total: Spent,
@@ -1202,15 +1225,20 @@ impl Figures {
         self.read_units() * P_READ + self.write_units() * P_WRITE
     }
     fn requests(&self) -> u64 {
-        self.total.api + self.total.live
+        self.total.api + self.total.live + self.bot_invocations
     }
     fn lambda_requests(&self) -> f64 {
         self.requests() as f64 * P_LAMBDA_REQ
+    }
+    /// `BotFunction`'s GB-s ([`BOT_MOVE_S`] a move at [`BOT_MB`]).
+    fn bot_gbs(&self) -> f64 {
+        self.bot_moves as f64 * BOT_MOVE_S * BOT_MB / 1024.0
     }
     /// Lambda GB-s with `api` at `api_mb`, I/O in the region (sweeps apart: [`sweeper_month`]).
     fn gbs(&self, api_mb: f64) -> f64 {
         self.total.api_billed_s(api_mb, Io::Region) * api_mb / 1024.0
             + self.total.live_billed_s(Io::Region) * LIVE_MB / 1024.0
+            + self.bot_gbs()
     }
     fn lambda_time(&self, api_mb: f64) -> f64 {
         self.gbs(api_mb) * P_GBS
@@ -1588,7 +1616,8 @@ fn watching_month(month: &Month, free: bool) -> (f64, f64, f64, f64) {
     };
     let alarm_metrics = ALARM_METRICS as f64 - if free { FREE_ALARM_METRICS } else { 0.0 };
     let alarms = alarm_metrics.max(0.0) * P_ALARM_METRIC;
-    // One dashboard of 37 metrics: one of the 3 every account has free.
+    // The dashboard is off by default (template.yaml, CloudWatchDashboard): $3.00 at list
+    // price when on, free as one of an account's first three.
     (metrics, logs, alarms, 0.0)
 }
 
@@ -1686,16 +1715,18 @@ fn month_rows(month: &Month) -> String {
     .unwrap();
     writeln!(
         out,
-        "| of it watching (metrics, logs, {ALARMS} alarms of {ALARM_METRICS} alarm metrics, 1 dashboard of 37 metrics) | ${watch_l:.2} | ${watch_f:.2} | ${watch_l:.2} | ${watch_f:.2} |"
+        "| of it watching (metrics, logs, {ALARMS} alarms of {ALARM_METRICS} alarm metrics; the dashboard is off by default, ${P_DASHBOARD:.2} at list price when on) | ${watch_l:.2} | ${watch_f:.2} | ${watch_l:.2} | ${watch_f:.2} |"
     )
     .unwrap();
     writeln!(
         out,
-        "\n(Requests: {:.2} M Lambda invocations, {:.2} M messages, {:.2} M connection-minutes, {:.0} GB-s at `api` {API_MB:.0} MB; the sweeper {:.0} runs. Free tier: AWS's always-free allowances — Lambda's 1 M requests and 400,000 GB-s, DynamoDB's 25 provisioned read and write units (not an on-demand table's requests), CloudWatch's 10 metrics, 10 alarm metrics, 3 dashboards and 5 GB of logs; not the first year's WebSocket allowance.)",
+        "\n(Requests: {:.2} M Lambda invocations, {:.2} M messages, {:.2} M connection-minutes, {:.0} GB-s at `api` {API_MB:.0} MB, of them {:.0} GB-s of `BotFunction` at {BOT_MB:.0} MB ({:.0} computer players' moves, {BOT_MOVE_S:.3} s each); the sweeper {:.0} runs at {SWEEPER_MB:.0} MB. Free tier: AWS's always-free allowances — Lambda's 1 M requests and 400,000 GB-s, DynamoDB's 25 provisioned read and write units (not an on-demand table's requests), CloudWatch's 10 metrics, 10 alarm metrics, 3 dashboards and 5 GB of logs; not the first year's WebSocket allowance.)",
         (requests + SWEEPS_A_MONTH) / 1e6,
         messages / 1e6,
         conn_minutes / 1e6,
         gbs + sweep_gbs,
+        month.sum(Figures::bot_gbs),
+        month.sum(|f| f.bot_moves as f64),
         SWEEPS_A_MONTH
     )
     .unwrap();
