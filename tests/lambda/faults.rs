@@ -21,6 +21,11 @@
 //!   message is in the log at most once;
 //! - nothing answered is lost: every answered stone is in the move list, every answered chat
 //!   message in `GET /rooms/{id}/chat?after=0`.
+//!
+//! And the live registry when every registry call's first answer is lost (the call applied, the
+//! SDK resending it): nothing applied twice, nothing left behind — the room's registry holds
+//! exactly the open connections, the client's count is theirs, and once every socket closed the
+//! counts are back to 0 and no connection item is left.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -123,6 +128,10 @@ struct Cell {
     seen: u64,
     injected: u64,
     stalls: u64,
+    /// Instead of the seeded draw: the fault hits every call's first attempt, and never a
+    /// resend (so no call runs out of attempts: with a lost answer, every call is applied, its
+    /// first answer lost and its resend answered).
+    first_attempts: bool,
 }
 
 impl Cell {
@@ -138,11 +147,13 @@ impl Cell {
     /// Whether this matching call gets the fault: about 70 % of them (runs of four failures in
     /// a row happen, which exhaust the SDK's four attempts: the client gets a 503), a stall
     /// every third call, at most [`MAX_STALLS`] times.
-    fn decide(&mut self) -> Option<Fault> {
+    /// `attempt`: the SDK's attempt number (`amz-sdk-request: attempt=N`).
+    fn decide(&mut self, attempt: u64) -> Option<Fault> {
         let (_, fault) = self.on?;
         self.seen += 1;
         let roll = self.draw() % 100;
         let hit = match fault {
+            _ if self.first_attempts => attempt <= 1,
             Fault::Stall => self.stalls < MAX_STALLS && self.seen % 3 == 2,
             _ => roll < 70,
         };
@@ -191,6 +202,15 @@ impl FaultProxy {
         };
     }
 
+    /// Switches `fault` on for the first attempt of every one of `target`'s calls.
+    fn set_first_attempts(&self, target: Target, fault: Fault) {
+        *self.cell.lock().unwrap() = Cell {
+            on: Some((target, fault)),
+            first_attempts: true,
+            ..Cell::default()
+        };
+    }
+
     /// Switches faults off; the calls the cell saw and those it failed.
     fn off(&self) -> (u64, u64) {
         let mut cell = self.cell.lock().unwrap();
@@ -218,11 +238,18 @@ async fn forward(State(up): State<Upstream>, request: Request) -> Response {
         .unwrap_or("")
         .to_owned();
     let operation = target.rsplit('.').next().unwrap_or("");
+    let attempt = parts
+        .headers
+        .get("amz-sdk-request")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').find_map(|p| p.trim().strip_prefix("attempt=")))
+        .and_then(|n| n.parse::<u64>().ok())
+        .unwrap_or(1);
     let sent: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let fault = {
         let mut cell = up.cell.lock().unwrap();
         match cell.on {
-            Some((t, _)) if matches(t, operation, &sent) => cell.decide(),
+            Some((t, _)) if matches(t, operation, &sent) => cell.decide(attempt),
             _ => None,
         }
     };
@@ -697,4 +724,187 @@ async fn the_live_registry_under_every_fault_fails_no_action_and_refuses_only_as
         );
     }
     println!("Live matrix: {:?}", started.elapsed());
+}
+
+/// The key the `live` function counts a source address under (`WsEvent::client` in
+/// `functions/src/live/aws.rs`): a digest of the address, IPv6 per /64.
+fn client_key(ip: &str) -> String {
+    use sha2::Digest;
+    let key = madang_functions::limits::client::key_of(ip.parse().unwrap()).to_string();
+    let sum = sha2::Sha256::digest(key.as_bytes());
+    sum[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// One item of the rooms table, read strongly straight from dynalite (not through the proxy).
+async fn raw_item(
+    store: &madang_infra::DynamoStore,
+    id: &str,
+) -> std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue> {
+    store
+        .client()
+        .get_item()
+        .table_name(store.table())
+        .key(
+            "id",
+            aws_sdk_dynamodb::types::AttributeValue::S(id.to_owned()),
+        )
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap_or_default()
+}
+
+fn raw_number(
+    item: &std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>,
+    name: &str,
+) -> i64 {
+    item.get(name)
+        .map_or(0, |v| v.as_n().unwrap().parse().unwrap())
+}
+
+/// Holds the registry against what the open connections imply: the room's `#live#` item has
+/// exactly `players` as entries (a player's id each, `""` for a spectator), its count `n` is
+/// their number and `g` the spectators'; the client's `#client#` item counts exactly as many
+/// connections; with nothing open, no `#conn#` item is left in the table.
+async fn check_registry(
+    store: &madang_infra::DynamoStore,
+    room: &str,
+    client: &str,
+    players: &[&str],
+    cell: &str,
+) {
+    let live = raw_item(store, &format!("#live#{room}")).await;
+    let mut entries: Vec<&str> = live
+        .iter()
+        .filter(|(name, _)| name.starts_with("c:"))
+        .map(|(_, v)| v.as_s().unwrap().as_str())
+        .collect();
+    entries.sort_unstable();
+    let mut expected = players.to_vec();
+    expected.sort_unstable();
+    assert_eq!(
+        entries, expected,
+        "{cell}: the room's registry entries: {live:?}"
+    );
+    assert_eq!(
+        raw_number(&live, "n"),
+        players.len() as i64,
+        "{cell}: the room's registry count: {live:?}"
+    );
+    assert_eq!(
+        raw_number(&live, "g"),
+        players.iter().filter(|p| p.is_empty()).count() as i64,
+        "{cell}: the room's spectators: {live:?}"
+    );
+    let counted = raw_item(store, &format!("#client#{client}")).await;
+    assert_eq!(
+        raw_number(&counted, "n"),
+        players.len() as i64,
+        "{cell}: the client's count of its registered connections: {counted:?}"
+    );
+    if players.is_empty() {
+        let left = store
+            .client()
+            .scan()
+            .table_name(store.table())
+            .consistent_read(true)
+            .filter_expression("begins_with(id, :conn)")
+            .expression_attribute_values(
+                ":conn",
+                aws_sdk_dynamodb::types::AttributeValue::S("#conn#".into()),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            left.count(),
+            0,
+            "{cell}: connection items left after every socket closed: {:?}",
+            left.items()
+        );
+    }
+}
+
+/// The live registry when answers are lost: every registry call's first answer is lost (the
+/// call applied, then the connection cut or a 500 answered) and the SDK resends it. Watchers
+/// say hello (one moves from spectator to player), two close, all under the fault; every hello
+/// is admitted, and once faults are off the room's registry holds exactly the open connections
+/// and the client's count is theirs; a change posts to them only (no `410 Gone`); after every
+/// socket closed (under the fault too) the counts are back to 0 and no connection item is left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_registry_under_lost_answers_holds_exactly_the_open_connections() {
+    let started = Instant::now();
+    let (stack, proxy) = faulty("l-fault-live-exact", true).await;
+    let app = &stack.app;
+    let store = &stack.store;
+    let url = stack.live_url().unwrap();
+    let mut closed = 0;
+    for (n, fault) in [Fault::LostCut, Fault::Lost500].into_iter().enumerate() {
+        let (room, black, white, version) = baduk(app, 80 + n as u64).await;
+        let cell = format!("Live exact × {fault:?}");
+        let ip = format!("127.0.2.{}", 10 + n);
+        let client = client_key(&ip);
+        proxy.set_first_attempts(Target::Live, fault);
+        let mut open = Vec::new();
+        for who in [Some(&black), Some(&white), None, None] {
+            let mut live = Live::connect_as(&url, &ip).await.unwrap();
+            let admitted = live
+                .admitted(&room, who.map(|p| p.token.as_str()), version)
+                .await;
+            assert_eq!(admitted, Ok(()), "{cell}: a hello refused");
+            open.push(live);
+        }
+        // The last spectator becomes white: its registration moves.
+        let moved = open.last_mut().unwrap();
+        let admitted = moved.admitted(&room, Some(&white.token), version).await;
+        assert_eq!(admitted, Ok(()), "{cell}: the second hello refused");
+        // White's first socket and the first spectator's close.
+        open.drain(1..3);
+        closed += 2;
+        stack.wait_for_disconnects(closed).await;
+        let calls = proxy.off();
+        check_registry(store, &room, &client, &[&black.id, &white.id], &cell).await;
+        // A move by each: each open socket hears the other's (an actor's own connections
+        // are told nothing), and nothing is posted to a closed one.
+        let gone = stack.live_posts().1;
+        let mut heard = Vec::new();
+        for (i, who) in [&black, &white].into_iter().enumerate() {
+            let (x, y) = stone(i);
+            let played = app
+                .act_ok(&room, who, json!({"type": "place", "x": x, "y": y}))
+                .await;
+            heard.push(played["room"]["version"].as_u64().unwrap());
+        }
+        let [black_live, white_live] = &mut open[..] else {
+            unreachable!()
+        };
+        assert_eq!(
+            white_live.versions_until(heard[0]).await.last(),
+            Some(&heard[0]),
+            "{cell}: white hears black's move"
+        );
+        assert_eq!(
+            black_live.versions_until(heard[1]).await.last(),
+            Some(&heard[1]),
+            "{cell}: black hears white's move"
+        );
+        assert_eq!(
+            stack.live_posts().1,
+            gone,
+            "{cell}: a change posted to a closed connection"
+        );
+        // The rest close under the fault too.
+        proxy.set_first_attempts(Target::Live, fault);
+        closed += open.len() as u64;
+        drop(open);
+        stack.wait_for_disconnects(closed).await;
+        let (seen, injected) = proxy.off();
+        check_registry(store, &room, &client, &[], &cell).await;
+        let (seen, injected) = (calls.0 + seen, calls.1 + injected);
+        println!("{cell}: {injected} of {seen} registry calls lost their first answer");
+        assert!(injected > 0, "{cell}: no fault was injected");
+    }
+    println!("Live exact: {:?}", started.elapsed());
 }

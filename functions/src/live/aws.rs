@@ -326,13 +326,18 @@ impl LiveStore {
                 let posts = posts.clone();
                 sends.spawn(async move {
                     let posted = post(&posts, &watcher.connection, text).await;
-                    (watcher.connection, posted)
+                    (watcher, posted)
                 });
             }
             while let Some(done) = sends.join_next().await {
-                if let Ok((connection, Posted::Gone)) = done
-                    && let Err(e) = self.store.live_forget(&connection).await
+                // The entry is known here: it goes even if the connection's record went first.
+                if let Ok((watcher, Posted::Gone)) = done
+                    && let Err(e) = self
+                        .store
+                        .live_forget(&watcher.connection, Some((id, watcher.player.is_none())))
+                        .await
                 {
+                    let connection = watcher.connection;
                     tracing::warn!(connection, error = %crate::error::chain(&e), "live: gone connection not forgotten");
                 }
             }
@@ -431,7 +436,7 @@ pub async fn handle(app: &App<LiveStore>, event: WsEvent) -> WsAnswer {
             }
         }
         "$disconnect" => {
-            if let Err(e) = app.store.dynamo().live_forget(connection).await {
+            if let Err(e) = app.store.dynamo().live_forget(connection, None).await {
                 tracing::warn!(connection, error = %crate::error::chain(&e), "live: disconnect not recorded");
             }
         }

@@ -122,7 +122,7 @@ pub(crate) fn string(s: &str) -> AttributeValue {
 }
 
 /// A fresh write stamp.
-fn new_stamp() -> Result<u64, StoreError> {
+pub(crate) fn new_stamp() -> Result<u64, StoreError> {
     let mut bytes = [0u8; 8];
     getrandom::fill(&mut bytes).map_err(|e| StoreError::Unavailable(Box::new(e)))?;
     Ok(u64::from_le_bytes(bytes))
