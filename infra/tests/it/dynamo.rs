@@ -439,8 +439,11 @@ on_both_emulators! {
             .expect("the chat item exists");
         let mut names: Vec<&str> = item.keys().map(String::as_str).collect();
         names.sort_unstable();
-        assert_eq!(names, ["b", "q", "r", "x"]);
+        // The body, the keys, the expiry, and the write stamp by which a resent append
+        // recognises its own record.
+        assert_eq!(names, ["b", "q", "r", "w", "x"]);
         assert_eq!(n(&item, "x"), Some((NOW + 1_500).div_ceil(1000)));
+        assert!(n(&item, "w").is_some(), "a numeric write stamp");
         assert_eq!(item["b"].as_b().unwrap().as_ref(), b"hello");
         assert_eq!(raw(&store, &id).await, before, "the room's item is untouched");
     }
