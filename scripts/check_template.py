@@ -82,30 +82,36 @@ TAGGABLE = {
 }
 # Alarm logical id: (condition, {(namespace, metric name, dimension name, dimension target)}
 # the alarm must watch, TreatMissingData). A dimension target is the resource or pseudo
-# parameter its value refers to.
+# parameter its value refers to; (namespace, metric name, None, None) is a metric without
+# dimensions.
 ALARMS = {
     "HttpApi5xxAlarm": ("UseHttpApi", {("AWS/ApiGateway", "5xx", "ApiId", "HttpApi"),
                                        ("AWS/ApiGateway", "Count", "ApiId", "HttpApi")}, "notBreaching"),
     "FunctionUrl5xxAlarm": ("UseFunctionUrl", {("AWS/Lambda", "Url5xxCount", "FunctionName", "ApiFunction"),
                                                ("AWS/Lambda", "UrlRequestCount", "FunctionName", "ApiFunction")},
                             "notBreaching"),
-    "ApiErrorsAlarm": (None, {("AWS/Lambda", "Errors", "FunctionName", "ApiFunction")}, "notBreaching"),
-    "SweeperErrorsAlarm": (None, {("AWS/Lambda", "Errors", "FunctionName", "SweeperFunction")}, "notBreaching"),
-    "ApiThrottlesAlarm": (None, {("AWS/Lambda", "Throttles", "FunctionName", "ApiFunction")}, "notBreaching"),
-    "SweeperThrottlesAlarm": (None, {("AWS/Lambda", "Throttles", "FunctionName", "SweeperFunction")},
-                              "notBreaching"),
-    "LiveErrorsAlarm": (None, {("AWS/Lambda", "Errors", "FunctionName", "LiveFunction")}, "notBreaching"),
-    "LiveThrottlesAlarm": (None, {("AWS/Lambda", "Throttles", "FunctionName", "LiveFunction")}, "notBreaching"),
+    # Lambda's errors and throttles on AWS/Lambda's account-level metrics: no dimension (the
+    # None, None entry), so every function of the account in the region counts, BotFunction
+    # included, for one alarm metric each (ACCOUNT_ALARMS).
+    "FunctionErrorsAlarm": (None, {("AWS/Lambda", "Errors", None, None)}, "notBreaching"),
+    "FunctionThrottlesAlarm": (None, {("AWS/Lambda", "Throttles", None, None)}, "notBreaching"),
     "TableThrottlesAlarm": (None, {("AWS/DynamoDB", "ReadThrottleEvents", "TableName", "RoomsTable"),
                                    ("AWS/DynamoDB", "WriteThrottleEvents", "TableName", "RoomsTable")},
                             "notBreaching"),
     # SweeperLag is written only for a sweep more than a sweep late: no data is healthy (a
-    # sweeper that does not run is SweeperNotRunningAlarm; failed runs SweeperErrorsAlarm).
+    # sweeper that does not run is SweeperNotRunningAlarm; failed runs FunctionErrorsAlarm).
     "SweeperLagAlarm": (None, {("Madang", "SweeperLag", "Stage", "AWS::StackName")}, "notBreaching"),
     "SweeperNotRunningAlarm": (None, {("AWS/Lambda", "Invocations", "FunctionName", "SweeperFunction")},
                                "breaching"),
     "LivePostFailuresAlarm": (None, {("Madang", "LivePostFailures", "Stage", "AWS::StackName")}, "notBreaching"),
     "EngineFailuresAlarm": (None, {("Madang", "EngineFailures", "Stage", "AWS::StackName")}, "notBreaching"),
+}
+# The account-level alarms: (statistic, period, threshold, comparison). Errors at the lowest
+# threshold of the per-function alarms they replaced (the sweeper's 2 failed runs in 5 minutes;
+# api and live had 3), so whatever fired one of those fires it; any throttle, as before.
+ACCOUNT_ALARMS = {
+    "FunctionErrorsAlarm": ("Sum", 300, 2, "GreaterThanOrEqualToThreshold"),
+    "FunctionThrottlesAlarm": ("Sum", 300, 1, "GreaterThanOrEqualToThreshold"),
 }
 # Metric names the dashboard must show: every metric the code writes (functions/src/metrics.rs,
 # WRITTEN), and AWS's own for requests, failures, durations and the cost drivers (issue 30).
@@ -1149,11 +1155,32 @@ def check_operations(t, expect, is_ref):
                 stats.append(metric)
         seen = set()
         for metric in stats:
+            if not metric.get("Dimensions"):
+                seen.add((metric.get("Namespace"), metric.get("MetricName"), None, None))
             for dim in metric.get("Dimensions", []) or []:
                 value = dim.get("Value")
                 target = value.value if isinstance(value, Tag) and value.name == "Ref" else None
                 seen.add((metric.get("Namespace"), metric.get("MetricName"), dim.get("Name"), target))
-        expect(watched <= seen, f"{name}: must watch {sorted(watched - seen)}")
+        expect(watched <= seen, f"{name}: must watch {sorted(watched - seen, key=repr)}")
+    # Errors and throttles of every function: the account's metrics, no dimension, and no
+    # per-function alarm besides (each would be one more alarm metric).
+    for name, (stat, period, threshold, comparison) in ACCOUNT_ALARMS.items():
+        props = resources.get(name, {}).get("Properties", {})
+        expect("Dimensions" not in props and "Metrics" not in props,
+               f"{name}: the account-level metric, without Dimensions (every function of the account)")
+        expect((props.get("Statistic"), props.get("Period"), props.get("Threshold"),
+                props.get("ComparisonOperator"), props.get("EvaluationPeriods"))
+               == (stat, period, threshold, comparison, 1),
+               f"{name}: {stat} over {period} s, {comparison} {threshold}, one period")
+        description = props.get("AlarmDescription", "")
+        expect(isinstance(description, str) and "every function of the account" in description,
+               f"{name}: AlarmDescription must say it counts every function of the account")
+    for name, res in resources.items():
+        props = res.get("Properties", {})
+        if (res.get("Type") == "AWS::CloudWatch::Alarm" and props.get("Namespace") == "AWS/Lambda"
+                and props.get("MetricName") in ("Errors", "Throttles") and name not in ACCOUNT_ALARMS):
+            expect(False, f"{name}: a per-function {props.get('MetricName')} alarm; "
+                          f"{sorted(ACCOUNT_ALARMS)} watch every function")
     lag = resources.get("SweeperLagAlarm", {}).get("Properties", {})
     expect(lag.get("Threshold") == 120000 and lag.get("ComparisonOperator") == "GreaterThanThreshold",
            "SweeperLagAlarm: more than 120000 ms (two sweeps) late")
@@ -1218,6 +1245,22 @@ def check_operations(t, expect, is_ref):
             for row in widget.get("properties", {}).get("metrics", []):
                 shown.update(v for v in row[1:2] if isinstance(v, str))
         expect(DASHBOARD_METRICS <= shown, f"Dashboard must show {sorted(DASHBOARD_METRICS - shown)}")
+        # The alarms sum errors and throttles over the account: the dashboard splits them per
+        # function, every function of the template.
+        try:
+            named = json.loads(re.sub(r"\$\{([^}]+)\}", r"\1", body.value))
+        except ValueError:
+            named = {}
+        per_function = set()
+        for widget in named.get("widgets", []):
+            for row in widget.get("properties", {}).get("metrics", []):
+                if row[:1] == ["AWS/Lambda"] and row[2:3] == ["FunctionName"] and len(row) > 3:
+                    per_function.add((row[1], row[3]))
+        functions = [n for n, r in resources.items() if r.get("Type") == "AWS::Serverless::Function"]
+        for function in functions:
+            for metric in ("Errors", "Throttles"):
+                expect((metric, function) in per_function,
+                       f"Dashboard must show {function}'s own {metric} (the alarms see only the account's sum)")
 
 
 def self_test(t):
@@ -1305,9 +1348,26 @@ def self_test(t):
         "text logs": lambda x: fn(x, "SweeperFunction")["Properties"]["LoggingConfig"].pop("LogFormat"),
         "live function logs text": lambda x: fn(x, "LiveFunction")["Properties"]["LoggingConfig"].pop("LogFormat"),
         "live API untagged": lambda x: fn(x, "LiveApi")["Properties"].pop("Tags"),
-        "no errors alarm for the live function": lambda x: x["Resources"].pop("LiveErrorsAlarm"),
+        "no errors alarm": lambda x: x["Resources"].pop("FunctionErrorsAlarm"),
+        "errors alarm on the api function only": lambda x: fn(x, "FunctionErrorsAlarm")["Properties"].__setitem__(
+            "Dimensions", [{"Name": "FunctionName", "Value": Tag("Ref", "ApiFunction")}]),
+        "errors alarm blind to the sweeper's 2 failed runs": lambda x: fn(x, "FunctionErrorsAlarm")[
+            "Properties"].__setitem__("Threshold", 3),
+        "errors alarm that does not say it sees the whole account": lambda x: fn(x, "FunctionErrorsAlarm")[
+            "Properties"].__setitem__("AlarmDescription", "Lambda functions failed. Runbook in docs/operate.md."),
+        "a per-function errors alarm back": lambda x: x["Resources"].__setitem__("LiveErrorsAlarm", {
+            **copy.deepcopy(fn(x, "FunctionErrorsAlarm")), "Properties": {
+                **copy.deepcopy(fn(x, "FunctionErrorsAlarm")["Properties"]),
+                "Dimensions": [{"Name": "FunctionName", "Value": Tag("Ref", "LiveFunction")}]}}),
+        "dashboard without the bot's errors": lambda x: fn(x, "Dashboard")["Properties"].__setitem__(
+            "DashboardBody", Tag("Sub", fn(x, "Dashboard")["Properties"]["DashboardBody"].value.replace(
+                '["AWS/Lambda", "Errors", "FunctionName", "${BotFunction}"',
+                '["AWS/Lambda", "Invocations", "FunctionName", "${BotFunction}"'))),
         "no stage dimension": lambda x: x["Globals"]["Function"]["Environment"]["Variables"].pop("MADANG_STAGE"),
-        "throttle alarm for one function only": lambda x: x["Resources"].pop("SweeperThrottlesAlarm"),
+        "no throttles alarm": lambda x: x["Resources"].pop("FunctionThrottlesAlarm"),
+        "throttle alarm for one function only": lambda x: fn(x, "FunctionThrottlesAlarm")[
+            "Properties"].__setitem__("Dimensions", [{"Name": "FunctionName",
+                                                      "Value": Tag("Ref", "SweeperFunction")}]),
         "5xx alarm on the wrong API": lambda x: fn(x, "HttpApi5xxAlarm")["Properties"]["Metrics"][1]["MetricStat"][
             "Metric"]["Dimensions"][0].__setitem__("Value", Tag("Ref", "ApiFunction")),
         "sweeper lag alarm breaching while healthy": lambda x: fn(x, "SweeperLagAlarm")["Properties"].__setitem__(

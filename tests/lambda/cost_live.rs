@@ -134,9 +134,10 @@ const BOT_MOVE_S: f64 = (BOT_THINK_MIN_MS + BOT_THINK_MAX_MS) as f64 / 2.0 / 100
 /// The memory sizes `api` is measured at.
 const MEMORIES_MB: [f64; 3] = [128.0, 256.0, 512.0];
 /// The template's alarms (deployed with the recommended Function URL front door) and their
-/// alarm metrics: the front door's 5xx rate 2, the table's throttles 3, ten others 1 each.
-const ALARMS: usize = 12;
-const ALARM_METRICS: usize = 15;
+/// alarm metrics: the front door's 5xx rate 2, the table's throttles 3, six others 1 each (the
+/// functions' errors and throttles on the account's metrics, one alarm each for every function).
+const ALARMS: usize = 8;
+const ALARM_METRICS: usize = 11;
 /// Sweeps a month, and what an empty one costs DynamoDB: 8 shard queries of the due index, at
 /// DynamoDB's minimum of half a unit (dynalite bills an empty query nothing).
 const SWEEPS_A_MONTH: f64 = 43_200.0;
@@ -1986,4 +1987,32 @@ async fn the_casual_month_priced_through_whole_games() {
         out.push_str(&game_table(label, f));
     }
     println!("{out}");
+}
+
+/// [`ALARMS`] and [`ALARM_METRICS`] are template.yaml's, deployed with the Function URL front door
+/// (the HTTP API's 5xx alarm, condition `UseHttpApi`, left out): an alarm of metric math counts
+/// each `MetricStat`, one of a single metric counts 1.
+#[test]
+fn the_priced_alarms_are_the_templates() {
+    let template = include_str!("../../template.yaml");
+    let lines: Vec<&str> = template.lines().collect();
+    let (mut alarms, mut metrics) = (0, 0);
+    for (i, line) in lines.iter().enumerate() {
+        if line.trim() != "Type: AWS::CloudWatch::Alarm" {
+            continue;
+        }
+        // The resource's block: up to the next line at the resources' indentation.
+        let block: Vec<&str> = lines[i + 1..]
+            .iter()
+            .take_while(|l| l.is_empty() || l.starts_with("   "))
+            .copied()
+            .collect();
+        if block.iter().any(|l| l.trim() == "Condition: UseHttpApi") {
+            continue;
+        }
+        alarms += 1;
+        let stats = block.iter().filter(|l| l.trim() == "MetricStat:").count();
+        metrics += if stats > 0 { stats } else { 1 };
+    }
+    assert_eq!((alarms, metrics), (ALARMS, ALARM_METRICS));
 }

@@ -15,9 +15,10 @@
 //!   against the refused writes a proxy saw; `ROOM_BUSY` and `STORE_UNAVAILABLE` under a fault
 //!   proxy in front of dynalite ([`Fault`]) — the latter with the front door's 5xx-rate alarm
 //!   evaluated on the answers; 429s; a sweep more than two sweeps late; a sweep whose due-room
-//!   query fails, which fails the run (AWS's `Errors`: SweeperErrorsAlarm evaluated on the
-//!   failed runs); live posts to an `@connections` endpoint that answers 500; and a computer
-//!   player whose engine cannot play (a level no engine knows), which plays the fallback.
+//!   query fails, which fails the run (AWS's `Errors`: FunctionErrorsAlarm, on the account's
+//!   sum over every function, evaluated on the failed runs); live posts to an `@connections`
+//!   endpoint that answers 500; and a computer player whose engine cannot play (a level no
+//!   engine knows), which plays the fallback.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -630,7 +631,7 @@ async fn a_sweep_two_sweeps_late_is_written_and_trips_the_lag_alarm() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_sweep_whose_due_query_fails_fails_its_run_and_trips_the_sweeper_errors_alarm() {
+async fn a_sweep_whose_due_query_fails_fails_its_run_and_trips_the_function_errors_alarm() {
     let (stack, proxy) = faulty_stack("l-missed", config(1, false)).await;
     let (room, host) = stack.app.create("yut", json!({"turnSeconds": 15}), 6).await;
     stack.app.join(&room, "b").await;
@@ -643,9 +644,21 @@ async fn a_sweep_whose_due_query_fails_fails_its_run_and_trips_the_sweeper_error
         stack.sweep_answer().await,
         Some(Answer::Response(_))
     ));
-    // AWS/Lambda Errors counts failed runs; the alarm: Sum over 5 minutes ≥ its threshold.
-    let block = resource_block("SweeperErrorsAlarm");
+    // AWS/Lambda Errors counts failed runs; the alarm sums them over every function of the
+    // account (no dimension: the sweeper's runs are in it, nothing else failed here): Sum over
+    // 5 minutes ≥ its threshold.
+    let block = resource_block("FunctionErrorsAlarm");
+    assert_eq!(field(&block, "Namespace"), Some("AWS/Lambda"));
     assert_eq!(field(&block, "MetricName"), Some("Errors"));
+    assert_eq!(field(&block, "Statistic"), Some("Sum"));
+    assert_eq!(
+        field(&block, "ComparisonOperator"),
+        Some("GreaterThanOrEqualToThreshold")
+    );
+    assert!(
+        !block.iter().any(|l| l.trim().starts_with("Dimensions:")),
+        "the account's metric, every function's failures: {block:?}"
+    );
     let threshold: usize = field(&block, "Threshold").unwrap().parse().unwrap();
     proxy.set(Fault::FailDueQuery);
     let mut failed = 0;

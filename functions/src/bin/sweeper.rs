@@ -47,7 +47,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
                 sweep(&*app.store, &*app.thinker, app.clock.now(), ROOMS_PER_RUN).await;
             tracing::info!(?report, "sweep done");
             // A run whose due-room query failed swept nothing: a missed run. It fails the
-            // invocation, so AWS counts it (`Errors`, SweeperErrorsAlarm) with no metric of ours.
+            // invocation, so AWS counts it (`Errors`, FunctionErrorsAlarm) with no metric of ours.
             if report.visited == 0 && report.errors > 0 {
                 return Err("the due-room query failed: nothing was swept".into());
             }
