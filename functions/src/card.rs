@@ -1,6 +1,6 @@
-//! Link cards (DESIGN "Share"): what KakaoTalk and other link previews show of a room's share
-//! link `/r/{id}` — the Open Graph tags of the page ([`Summary`]) and the board as it stands,
-//! drawn as a 1200×630 PNG ([`png`]).
+//! Link cards (`docs/api.md`, "Link cards"): what KakaoTalk and other link previews show of a
+//! room's share link `/r/{id}` — the Open Graph tags of the page ([`Summary`]) and the board as
+//! it stands, drawn as a 1200×630 PNG ([`png()`]).
 //!
 //! Both are made from the room as a spectator sees it ([`Room::view`] with no viewer), so a
 //! card shows nothing a spectator of the room could not see.

@@ -1,6 +1,6 @@
-//! Link cards (DESIGN "Share"): the share link `/r/{id}` carries the room's Open Graph tags in
-//! the page's head (a chat app's link preview runs no script), and `/r/{id}/card.png` the board
-//! as a 1200×630 PNG, validated by the room's version.
+//! Link cards (`docs/api.md`, "Link cards"): the share link `/r/{id}` carries the room's Open
+//! Graph tags in the page's head (a chat app's link preview runs no script), and
+//! `/r/{id}/card.png` the board as a 1200×630 PNG, validated by the room's version.
 
 use madang_tests::{Player, TestApp, spawn_app};
 use reqwest::StatusCode;

@@ -395,7 +395,9 @@ fn public_base(request: &HeaderMap) -> Option<String> {
     if let Some(origin) = CONFIGURED.as_ref() {
         return Some(origin.clone());
     }
-    let host = request.get(header::HOST)?.to_str().ok()?;
+    // The header is an authority and nothing more (no path, no user info: `web_origin`).
+    let host: axum::http::uri::Authority =
+        request.get(header::HOST)?.to_str().ok()?.parse().ok()?;
     let https = request
         .get("x-forwarded-proto")
         .is_some_and(|p| p.as_bytes().eq_ignore_ascii_case(b"https"));
@@ -596,6 +598,58 @@ mod tests {
             assert!(policy.contains("frame-ancestors 'none'"), "{policy}");
             assert!(policy.starts_with("default-src 'self';"), "{policy}");
         }
+    }
+
+    #[test]
+    fn a_link_cards_base_is_a_plain_origin_or_nothing() {
+        for (url, origin) in [
+            ("https://Madang.example", Some("https://madang.example")),
+            ("http://127.0.0.1:8080", Some("http://127.0.0.1:8080")),
+            ("http://[::1]:8080", Some("http://[::1]:8080")),
+            ("https://app.example/some/path", Some("https://app.example")),
+            ("ftp://app.example", None),
+            ("https://user@app.example", None),
+            ("http://x.example\"><script>", None),
+            ("/relative", None),
+        ] {
+            assert_eq!(web_origin(url).as_deref(), origin, "{url}");
+        }
+        let host = |value: &str, proto: Option<&str>| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::HOST, HeaderValue::from_str(value).unwrap());
+            if let Some(proto) = proto {
+                headers.insert("x-forwarded-proto", HeaderValue::from_str(proto).unwrap());
+            }
+            public_base(&headers)
+        };
+        // (MADANG_APP_ORIGIN is not set in unit tests.)
+        assert_eq!(
+            host("h.example:3000", None).as_deref(),
+            Some("http://h.example:3000")
+        );
+        assert_eq!(
+            host("h.example", Some("HTTPS")).as_deref(),
+            Some("https://h.example")
+        );
+        assert_eq!(host("h.example/evil", None), None);
+        assert_eq!(public_base(&HeaderMap::new()), None);
+    }
+
+    #[test]
+    fn card_values_are_escaped_for_attributes() {
+        assert_eq!(
+            escape(r#"<b>"a" & 'b'</b>"#),
+            "&lt;b&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/b&gt;"
+        );
+        let summary = card::Summary {
+            title: "\"><script>".into(),
+            description: "x".into(),
+        };
+        let tags = card_tags(None, None, &summary);
+        assert!(
+            !tags.contains("<script>") && !tags.contains("og:url"),
+            "{tags}"
+        );
     }
 
     #[test]
