@@ -6,6 +6,7 @@
 //!
 //! - [`app`]: the shared state handed to every handler, and the server [`Clock`].
 //! - [`api`]: the routes of the HTTP contract, one module per concern.
+//! - [`card`]: the link cards of share links — the page's Open Graph tags and the board as PNG.
 //! - [`service`]: the one straight path of a request — load, catch up, apply, conditional save.
 //! - [`error`]: [`ApiError`] and its RFC 9457 problem+json rendering.
 //! - [`limits`]: per-client rate and long-poll limits, header size, JSON-only bodies.
@@ -20,6 +21,7 @@
 
 pub mod api;
 pub mod app;
+pub mod card;
 pub mod error;
 pub mod limits;
 pub mod live;

@@ -4,6 +4,7 @@
 mod baduk_games;
 mod baduk_limits;
 mod bots;
+mod cards;
 mod chat;
 mod contract;
 mod errors;

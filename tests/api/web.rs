@@ -11,7 +11,6 @@ use reqwest::header::{ACCEPT_ENCODING, CONTENT_ENCODING, ETAG, IF_NONE_MATCH, VA
 /// Each served path and the file of the repository it must be, byte for byte.
 const FILES: &[(&str, &str)] = &[
     ("/", include_str!("../../web/index.html")),
-    ("/r/some-room", include_str!("../../web/index.html")),
     ("/app/app.js", include_str!("../../web/app.js")),
     ("/app/yut.js", include_str!("../../web/yut.js")),
     ("/app/baduk.js", include_str!("../../web/baduk.js")),

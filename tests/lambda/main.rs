@@ -435,7 +435,6 @@ async fn web_files_come_back_gzipped_through_a_base64_body() {
     for (path, source) in [
         ("/app/yut.js", include_str!("../../web/yut.js")),
         ("/app/style.css", include_str!("../../web/style.css")),
-        ("/r/some-room", include_str!("../../web/index.html")),
         ("/", include_str!("../../web/index.html")),
     ] {
         let r = stack
@@ -456,6 +455,68 @@ async fn web_files_come_back_gzipped_through_a_base64_body() {
             .expect("the gzip bytes survived the trip");
         assert_eq!(text, source, "{path}");
     }
+}
+
+/// A room's link card through the function: the share page, gzipped, carries the tags, and the
+/// card's PNG — binary without any `Content-Encoding` — leaves the front door byte for byte (a
+/// PNG sent as text would not decode), with its validator and `304`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_card_and_its_png_come_through_lambda_intact() {
+    use std::io::Read as _;
+    let stack = stack("l-card", StackConfig::default()).await;
+    let app = &stack.app;
+    let (room, black) = app
+        .create(
+            "baduk",
+            json!({"boardSize": 19, "colorAssignment": "hostBlack"}),
+            9,
+        )
+        .await;
+    app.join(&room, "백").await;
+    app.act_ok(&room, &black, json!({"type": "start"})).await;
+    app.act_ok(&room, &black, json!({"type": "place", "x": 3, "y": 3}))
+        .await;
+
+    let r = app
+        .http
+        .get(format!("{}/r/{room}", stack.base()))
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()["content-encoding"], "gzip");
+    let body = r.bytes().await.unwrap();
+    let mut html = String::new();
+    flate2::read::GzDecoder::new(&body[..])
+        .read_to_string(&mut html)
+        .expect("the gzip bytes survived the trip");
+    assert!(
+        html.contains("<meta property=\"og:description\" content=\"바둑 19줄 · 흑 방장 vs 백 백 · 1수째 두는 중\">"),
+        "{html}"
+    );
+    assert!(html.contains(&format!("/r/{room}/card.png?v=")), "{html}");
+
+    let url = format!("{}/r/{room}/card.png", stack.base());
+    let r = app.http.get(&url).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()["content-type"], "image/png");
+    let etag = r.headers()["etag"].to_str().unwrap().to_owned();
+    let png = r.bytes().await.unwrap();
+    let mut reader = png::Decoder::new(std::io::Cursor::new(&png[..]))
+        .read_info()
+        .expect("the PNG survived the trip");
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut pixels).expect("every byte of it");
+    assert_eq!((info.width, info.height), (1200, 630));
+    let r = app
+        .http
+        .get(&url)
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_MODIFIED);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1436,6 +1436,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/r/{id}/card.png": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/rules/{kind}": {
         parameters: {
             query?: never;

@@ -74,6 +74,7 @@ routes! {
     get "/live" => live::socket,
     get "/" => web::index,
     get "/r/{id}" => web::room,
+    get "/r/{id}/card.png" => web::card_png,
     get "/rules/{kind}" => web::rules,
     get "/manifest.webmanifest" => web::manifest,
     get "/app/{file}" => web::asset,

@@ -1,5 +1,6 @@
 //! The reference web client (issue 12): `GET /`, `GET /r/{id}` and `GET /rules/{kind}` (규칙 보기,
-//! issue 21) serve the app's page, `GET /app/{file}` its stylesheet, modules and install icons,
+//! issue 21) serve the app's page (`/r/{id}` with the room's link card in its head, and
+//! `GET /r/{id}/card.png` the card's image: [`crate::card`]), `GET /app/{file}` its stylesheet, modules and install icons,
 //! `GET /manifest.webmanifest` the web app manifest, `GET /client/madang.js` the client library of
 //! `clients/js/`. Every file is embedded in the binary, so any deployment (local server or
 //! Lambda) serves the same app with nothing beside it. These routes are not part of the JSON API
@@ -17,14 +18,18 @@ use flate2::write::GzEncoder;
 use madang_infra::RoomStore;
 use sha2::{Digest, Sha256};
 
+use super::RoomId;
 use crate::app::App;
+use crate::card;
 use crate::error::ApiError;
 use crate::live::LiveUrl;
+use crate::service;
 
 /// The paths of the web client's routes, which the OpenAPI document leaves out.
 pub const PATHS: &[&str] = &[
     "/",
     "/r/{id}",
+    "/r/{id}/card.png",
     "/rules/{kind}",
     "/manifest.webmanifest",
     "/app/{file}",
@@ -269,13 +274,210 @@ pub async fn index<S: RoomStore>(
     page(&app, &request)
 }
 
-/// `GET /r/{id}`: a room's share link; the app reads the id from the address.
+/// `GET /r/{id}`: a room's share link; the app reads the id from the address. The page's head
+/// carries the room's link card (Open Graph and Twitter tags, [`crate::card`]), for the link
+/// previews of chat apps, which run no script: the game, the seats or the result, and the board
+/// as `/r/{id}/card.png`. A room that is not there (or an id that is not one) gets the app's
+/// own card, and the page as ever (the app says the room is gone).
 pub async fn room<S: RoomStore>(
     State(app): State<App<S>>,
-    Path(_id): Path<String>,
+    Path(id): Path<String>,
     request: HeaderMap,
 ) -> Result<Response, ApiError> {
-    page(&app, &request)
+    let base = public_base(&request);
+    let room = match RoomId::parse(&id) {
+        Some(id) => {
+            tracing::Span::current().record("room", id.digest().as_str());
+            match service::read::spectate(&app, id.as_str()).await {
+                Ok((loaded, now)) => Some((
+                    id,
+                    loaded.room.version(),
+                    card::summary(&loaded.room, &loaded.presence, now),
+                )),
+                Err(ApiError::RoomNotFound) => None,
+                Err(e) => return Err(e),
+            }
+        }
+        None => None,
+    };
+    let head = match &room {
+        Some((id, version, summary)) => card_tags(base.as_deref(), Some((id, *version)), summary),
+        None => card_tags(
+            base.as_deref(),
+            None,
+            &card::Summary {
+                title: card::APP_TITLE.into(),
+                description: card::APP_DESCRIPTION.into(),
+            },
+        ),
+    };
+    let html = INDEX_HTML.replacen("</head>", &format!("{head}</head>"), 1);
+    // Gzipped as the app's own page is, when the client takes it (a few KB: microseconds).
+    let zipped = accepts_gzip(&request)
+        .then(|| gzip(html.as_bytes()))
+        .filter(|z| !z.is_empty());
+    let gzipped = zipped.is_some();
+    let mut response = Response::new(match zipped {
+        Some(bytes) => Body::from(bytes),
+        None => Body::from(html),
+    });
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(HTML));
+    if gzipped {
+        headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    }
+    headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    // The tags change with the room: revalidate every load (there is no validator to revalidate
+    // with, so it is a fresh page each time, like the room's own reads).
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(header::CONTENT_SECURITY_POLICY, csp(&app.live.url));
+    Ok(response)
+}
+
+/// How long a shared cache may keep a card image. The image's address carries the room's
+/// version (`?v=`), and a new version is a new `ETag`: a few minutes is only a bound on a stale
+/// copy of an address shared without it.
+const CARD_MAX_AGE: &str = "public, max-age=300";
+
+/// `GET /r/{id}/card.png`: the board of the room as a spectator sees it, 1200×630
+/// ([`crate::card::png`]). Its strong `ETag` is derived from the room's id and version (and the
+/// drawing's [`crate::card::STYLE`]): `If-None-Match` with it is answered `304`.
+pub async fn card_png<S: RoomStore>(
+    State(app): State<App<S>>,
+    id: RoomId,
+    request: HeaderMap,
+) -> Result<Response, ApiError> {
+    let (loaded, now) = service::read::spectate(&app, id.as_str()).await?;
+    let etag = card_etag(&id, loaded.room.version());
+    let (status, body) = if not_modified(&request, &etag) {
+        (StatusCode::NOT_MODIFIED, Body::empty())
+    } else {
+        let png = card::png(&loaded.room, &loaded.presence, now);
+        if png.is_empty() {
+            return Err(ApiError::NotAvailable("카드를 그리지 못했어요."));
+        }
+        (StatusCode::OK, Body::from(png))
+    };
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PNG));
+    headers.insert(header::ETAG, etag);
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(CARD_MAX_AGE),
+    );
+    Ok(response)
+}
+
+/// The card's strong validator: the first 16 bytes of SHA-256 over the room's id, its version
+/// and the drawing's style, as hex.
+fn card_etag(id: &RoomId, version: u64) -> HeaderValue {
+    let digest = Sha256::digest(format!("{}\n{version}\n{}", id.as_str(), card::STYLE));
+    etag(&format!("\"card-{}\"", hex::encode(&digest[..16])))
+}
+
+/// Where the deployment is reached from outside, for the absolute URLs of a link card
+/// (`og:url`, `og:image`): the deployment's own origin when it is configured
+/// ([`crate::live::APP_ORIGIN_VAR`]), else the request's `Host`, over `https` when a proxy says
+/// the client came that way (`X-Forwarded-Proto`, as `liveUrl` is built). `None` when neither
+/// is a plain origin: the card then goes without the tags that need one.
+///
+/// The `Host` header is the client's to write; it is used for nothing but these two links of
+/// the answer to that very client, and only as a plain authority (no user info, no path), which
+/// is escaped like every other value put into the page.
+fn public_base(request: &HeaderMap) -> Option<String> {
+    static CONFIGURED: LazyLock<Option<String>> = LazyLock::new(|| {
+        std::env::var(crate::live::APP_ORIGIN_VAR)
+            .ok()
+            .and_then(|origin| web_origin(&origin))
+    });
+    if let Some(origin) = CONFIGURED.as_ref() {
+        return Some(origin.clone());
+    }
+    // The header is an authority and nothing more (no path, no user info: `web_origin`).
+    let host: axum::http::uri::Authority =
+        request.get(header::HOST)?.to_str().ok()?.parse().ok()?;
+    let https = request
+        .get("x-forwarded-proto")
+        .is_some_and(|p| p.as_bytes().eq_ignore_ascii_case(b"https"));
+    web_origin(&format!(
+        "{}://{host}",
+        if https { "https" } else { "http" }
+    ))
+}
+
+/// `scheme://host[:port]` of an absolute `http://` or `https://` URL whose host is plain
+/// (letters, digits, `.-:[]`), lowercase; `None` for anything else.
+fn web_origin(url: &str) -> Option<String> {
+    let uri: axum::http::Uri = url.trim().parse().ok()?;
+    let scheme = uri.scheme_str().filter(|s| *s == "http" || *s == "https")?;
+    let authority = uri.authority()?.as_str();
+    let plain = !authority.is_empty()
+        && authority
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'));
+    plain.then(|| format!("{scheme}://{}", authority.to_ascii_lowercase()))
+}
+
+/// `text` safe inside a double-quoted HTML attribute (and as element text).
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The link card's tags: for a room (its id and version) `summary_large_image` with the board,
+/// else the app's own card with its icon. Every value is escaped.
+fn card_tags(base: Option<&str>, room: Option<(&RoomId, u64)>, summary: &card::Summary) -> String {
+    let mut tags: Vec<(&str, &str, String)> = vec![
+        ("property", "og:type", "website".into()),
+        ("property", "og:site_name", "마당".into()),
+        ("property", "og:locale", "ko_KR".into()),
+        ("property", "og:title", summary.title.clone()),
+        ("property", "og:description", summary.description.clone()),
+        ("name", "description", summary.description.clone()),
+    ];
+    match (base, room) {
+        (Some(base), Some((id, version))) => {
+            tags.push(("property", "og:url", format!("{base}/r/{id}")));
+            tags.push((
+                "property",
+                "og:image",
+                format!("{base}/r/{id}/card.png?v={version}"),
+            ));
+            tags.push(("property", "og:image:type", PNG.into()));
+            tags.push(("property", "og:image:width", card::WIDTH.to_string()));
+            tags.push(("property", "og:image:height", card::HEIGHT.to_string()));
+        }
+        (Some(base), None) => {
+            tags.push(("property", "og:url", format!("{base}/")));
+            tags.push(("property", "og:image", format!("{base}/app/icon-512.png")));
+        }
+        (None, _) => {}
+    }
+    let twitter = if room.is_some() {
+        "summary_large_image"
+    } else {
+        "summary"
+    };
+    tags.push(("name", "twitter:card", twitter.into()));
+    tags.push(("name", "twitter:title", summary.title.clone()));
+    tags.push(("name", "twitter:description", summary.description.clone()));
+    tags.iter()
+        .map(|(attr, key, value)| {
+            format!("<meta {attr}=\"{key}\" content=\"{}\">\n", escape(value))
+        })
+        .collect()
 }
 
 /// `GET /rules/{kind}`: the rules of a game (규칙 보기), drawn by the app; `kind` is checked
@@ -396,6 +598,58 @@ mod tests {
             assert!(policy.contains("frame-ancestors 'none'"), "{policy}");
             assert!(policy.starts_with("default-src 'self';"), "{policy}");
         }
+    }
+
+    #[test]
+    fn a_link_cards_base_is_a_plain_origin_or_nothing() {
+        for (url, origin) in [
+            ("https://Madang.example", Some("https://madang.example")),
+            ("http://127.0.0.1:8080", Some("http://127.0.0.1:8080")),
+            ("http://[::1]:8080", Some("http://[::1]:8080")),
+            ("https://app.example/some/path", Some("https://app.example")),
+            ("ftp://app.example", None),
+            ("https://user@app.example", None),
+            ("http://x.example\"><script>", None),
+            ("/relative", None),
+        ] {
+            assert_eq!(web_origin(url).as_deref(), origin, "{url}");
+        }
+        let host = |value: &str, proto: Option<&str>| {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::HOST, HeaderValue::from_str(value).unwrap());
+            if let Some(proto) = proto {
+                headers.insert("x-forwarded-proto", HeaderValue::from_str(proto).unwrap());
+            }
+            public_base(&headers)
+        };
+        // (MADANG_APP_ORIGIN is not set in unit tests.)
+        assert_eq!(
+            host("h.example:3000", None).as_deref(),
+            Some("http://h.example:3000")
+        );
+        assert_eq!(
+            host("h.example", Some("HTTPS")).as_deref(),
+            Some("https://h.example")
+        );
+        assert_eq!(host("h.example/evil", None), None);
+        assert_eq!(public_base(&HeaderMap::new()), None);
+    }
+
+    #[test]
+    fn card_values_are_escaped_for_attributes() {
+        assert_eq!(
+            escape(r#"<b>"a" & 'b'</b>"#),
+            "&lt;b&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/b&gt;"
+        );
+        let summary = card::Summary {
+            title: "\"><script>".into(),
+            description: "x".into(),
+        };
+        let tags = card_tags(None, None, &summary);
+        assert!(
+            !tags.contains("<script>") && !tags.contains("og:url"),
+            "{tags}"
+        );
     }
 
     #[test]

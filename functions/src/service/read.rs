@@ -176,6 +176,14 @@ pub async fn read<S: RoomStore>(
     }
 }
 
+/// A room as a spectator's read finds it (overdue timeouts fired, as that read fires them), and
+/// the time it was read at: what the link cards of `/r/{id}` are made from
+/// ([`crate::card`], which draws only the spectator's view).
+pub async fn spectate<S: RoomStore>(app: &App<S>, id: &str) -> Result<(Loaded, Millis), ApiError> {
+    let saved = settle(app, Target::Load(id), None).await?;
+    Ok((saved.loaded, saved.now))
+}
+
 /// A 바둑 room's record as SGF.
 pub async fn sgf<S: RoomStore>(app: &App<S>, id: &str) -> Result<String, ApiError> {
     let saved = settle(app, Target::Load(id), None).await?;
