@@ -153,7 +153,12 @@ wait_bg() {
         else
             failed+=("${BG_NAMES[$i]}")
             echo "== ${BG_NAMES[$i]} FAILED; the end of its log (.cache/logs/${BG_NAMES[$i]}.log):" >&2
-            tail -n 60 "$LOGS/${BG_NAMES[$i]}.log" >&2
+            # The failures first (node's TAP "not ok" and cargo's "FAILED"/"panicked" lines, with
+            # what follows them), then the end: a long log's tail alone may show only passes.
+            grep -n -A30 -E '^ *not ok|panicked at|^---- .* stdout ----' \
+                "$LOGS/${BG_NAMES[$i]}.log" | head -n 200 >&2 || true
+            echo "   ... the last lines:" >&2
+            tail -n 30 "$LOGS/${BG_NAMES[$i]}.log" >&2
         fi
     done
     BG_PIDS=()

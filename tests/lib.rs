@@ -17,6 +17,8 @@
 pub mod bots;
 pub mod chat;
 pub mod contract;
+#[path = "lambda/dynamo_proxy.rs"]
+pub mod dynamo_proxy;
 pub mod exactly_once;
 pub mod games;
 #[path = "lambda/emulator.rs"]

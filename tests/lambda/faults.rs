@@ -36,6 +36,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use madang_tests::dynamo_proxy::{Call, pass_on};
 use madang_tests::lambda::{LambdaStack, StackConfig};
 use madang_tests::live::{Heard, Live};
 use madang_tests::{Player, Reply, TestApp};
@@ -227,25 +228,18 @@ struct Upstream {
 }
 
 async fn forward(State(up): State<Upstream>, request: Request) -> Response {
-    let (parts, body) = request.into_parts();
-    let body: Bytes = axum::body::to_bytes(body, 16 * 1024 * 1024)
-        .await
-        .unwrap_or_default();
-    let target = parts
-        .headers
-        .get("x-amz-target")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_owned();
-    let operation = target.rsplit('.').next().unwrap_or("");
-    let attempt = parts
+    let call = Call::read(request).await;
+    let operation = call.operation().to_owned();
+    let operation = operation.as_str();
+    let attempt = call
+        .parts
         .headers
         .get("amz-sdk-request")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').find_map(|p| p.trim().strip_prefix("attempt=")))
         .and_then(|n| n.parse::<u64>().ok())
         .unwrap_or(1);
-    let sent: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let sent: Value = serde_json::from_slice(&call.body).unwrap_or(Value::Null);
     let fault = {
         let mut cell = up.cell.lock().unwrap();
         match cell.on {
@@ -278,13 +272,16 @@ async fn forward(State(up): State<Upstream>, request: Request) -> Response {
         _ => {}
     }
     // Forwarded in a task of its own: a stalled call still lands after its caller hung up.
-    let call = tokio::spawn(async move {
+    let sent = tokio::spawn(async move {
         if fault == Some(Fault::Stall) {
             tokio::time::sleep(STALL).await;
         }
-        send_upstream(&up, &parts, body).await
+        match pass_on(&up.http, &up.base, &call, call.body.clone()).await {
+            Some(answer) => answer.into_response(),
+            None => StatusCode::BAD_GATEWAY.into_response(),
+        }
     });
-    let answer = call.await.unwrap();
+    let answer = sent.await.unwrap();
     match fault {
         Some(Fault::LostCut) => {
             // Headers, then a body that fails: the connection is cut mid-answer.
@@ -305,36 +302,6 @@ async fn forward(State(up): State<Upstream>, request: Request) -> Response {
         ),
         _ => answer,
     }
-}
-
-async fn send_upstream(up: &Upstream, parts: &axum::http::request::Parts, body: Bytes) -> Response {
-    let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
-    let mut call = up
-        .http
-        .request(parts.method.clone(), format!("{}{path}", up.base));
-    for (name, value) in &parts.headers {
-        if !matches!(name.as_str(), "host" | "content-length" | "connection") {
-            call = call.header(name, value);
-        }
-    }
-    let answer = match call.body(body).send().await {
-        Ok(answer) => answer,
-        Err(_) => return StatusCode::BAD_GATEWAY.into_response(),
-    };
-    let status = answer.status();
-    let headers = answer.headers().clone();
-    let bytes = answer.bytes().await.unwrap_or_default();
-    let mut response = Response::new(Body::from(bytes));
-    *response.status_mut() = status;
-    for (name, value) in &headers {
-        if !matches!(
-            name.as_str(),
-            "content-length" | "transfer-encoding" | "connection"
-        ) {
-            response.headers_mut().insert(name, value.clone());
-        }
-    }
-    response
 }
 
 /// The function's timeout (template.yaml): no answer may take longer.

@@ -17,13 +17,14 @@ use std::sync::{Arc, Mutex};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use axum::Router;
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use madang_infra::DynamoStore;
 use madang_infra::dynamo::capacity::CapacityReport;
 use madang_infra::dynamo::item::index_write_units;
+use madang_tests::dynamo_proxy::{Call, pass_on};
 use serde_json::{Value, json};
 
 /// A running proxy.
@@ -125,18 +126,9 @@ async fn due_of(store: &DynamoStore, id: &str) -> Option<u64> {
 }
 
 async fn forward(State(up): State<Upstream>, request: Request) -> Response {
-    let (parts, body) = request.into_parts();
-    let body: Bytes = axum::body::to_bytes(body, 16 * 1024 * 1024)
-        .await
-        .unwrap_or_default();
-    let target = parts
-        .headers
-        .get("x-amz-target")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_owned();
-    let op = target.rsplit('.').next().unwrap_or("").to_owned();
-    let mut sent: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let call = Call::read(request).await;
+    let op = call.operation().to_owned();
+    let mut sent: Value = serde_json::from_slice(&call.body).unwrap_or(Value::Null);
     let id = item_id(&sent);
     let is_read = READS.contains(&op.as_str());
     let is_write = WRITES.contains(&op.as_str());
@@ -146,7 +138,7 @@ async fn forward(State(up): State<Upstream>, request: Request) -> Response {
         sent["ReturnConsumedCapacity"] = json!("TOTAL");
         Bytes::from(sent.to_string())
     } else {
-        body
+        call.body.clone()
     };
     // A room's write and the reads of its due time around it, one at a time.
     let _writing = if room_write {
@@ -158,28 +150,16 @@ async fn forward(State(up): State<Upstream>, request: Request) -> Response {
         (Some(id), true) => due_of(&up.store, id).await,
         _ => None,
     };
-    let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
-    let mut call = up
-        .http
-        .request(parts.method.clone(), format!("{}{path}", up.base));
-    for (name, value) in &parts.headers {
-        if !matches!(name.as_str(), "host" | "content-length" | "connection") {
-            call = call.header(name, value);
-        }
-    }
-    let answer = match call.body(body).send().await {
-        Ok(answer) => answer,
-        Err(_) => return StatusCode::BAD_GATEWAY.into_response(),
+    let Some(answer) = pass_on(&up.http, &up.base, &call, body).await else {
+        return StatusCode::BAD_GATEWAY.into_response();
     };
-    let status = answer.status();
-    let headers = answer.headers().clone();
-    let bytes = answer.bytes().await.unwrap_or_default();
+    let (status, bytes) = (answer.status, &answer.body);
     if metered {
         let index_units = match (&id, room_write && status == StatusCode::OK) {
             (Some(id), true) => index_write_units(due_before, due_of(&up.store, id).await),
             _ => 0,
         };
-        let answered: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        let answered: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
         let units: f64 = match &answered["ConsumedCapacity"] {
             Value::Array(all) => all.iter().filter_map(|c| c["CapacityUnits"].as_f64()).sum(),
             one => one["CapacityUnits"].as_f64().unwrap_or(0.0),
@@ -194,20 +174,10 @@ async fn forward(State(up): State<Upstream>, request: Request) -> Response {
             counted.push(&mut meters.registry);
         }
         for meter in counted {
-            count(meter, status, is_read, units, index_units, &bytes);
+            count(meter, status, is_read, units, index_units, bytes);
         }
     }
-    let mut response = Response::new(Body::from(bytes));
-    *response.status_mut() = status;
-    for (name, value) in &headers {
-        if !matches!(
-            name.as_str(),
-            "content-length" | "transfer-encoding" | "connection"
-        ) {
-            response.headers_mut().insert(name, value.clone());
-        }
-    }
-    response
+    answer.into_response()
 }
 
 /// Adds one answered call to `meter`.

@@ -24,13 +24,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use madang_core::room::{AnyRoom, BOT_THINK_MAX_MS};
 use madang_functions::metrics::{NAMESPACE, WRITTEN};
 use madang_infra::RoomStore;
+use madang_tests::dynamo_proxy::{Call, pass_on};
 use madang_tests::games::{
     check_a_whole_four_player_team_yut_game, check_a_whole_nine_by_nine_baduk_game,
 };
@@ -310,17 +311,9 @@ pub(super) fn dynamo_error(status: StatusCode, kind: &str, message: &str) -> Res
 }
 
 async fn forward(State(up): State<Upstream>, request: Request) -> Response {
-    let (parts, body) = request.into_parts();
-    let body: Bytes = axum::body::to_bytes(body, 16 * 1024 * 1024)
-        .await
-        .unwrap_or_default();
-    let target = parts
-        .headers
-        .get("x-amz-target")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_owned();
-    let sent: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let call = Call::read(request).await;
+    let target = call.target();
+    let sent: Value = serde_json::from_slice(&call.body).unwrap_or(Value::Null);
     let fault = *up.fault.lock().unwrap();
     let injected = match fault {
         Fault::RefuseSaves
@@ -360,33 +353,10 @@ async fn forward(State(up): State<Upstream>, request: Request) -> Response {
         up.injected.fetch_add(1, Ordering::SeqCst);
         return answer;
     }
-    let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
-    let mut call = up
-        .http
-        .request(parts.method.clone(), format!("{}{path}", up.base));
-    for (name, value) in &parts.headers {
-        if !matches!(name.as_str(), "host" | "content-length" | "connection") {
-            call = call.header(name, value);
-        }
+    match pass_on(&up.http, &up.base, &call, call.body.clone()).await {
+        Some(answer) => answer.into_response(),
+        None => StatusCode::BAD_GATEWAY.into_response(),
     }
-    let answer = match call.body(body).send().await {
-        Ok(answer) => answer,
-        Err(_) => return StatusCode::BAD_GATEWAY.into_response(),
-    };
-    let status = answer.status();
-    let headers = answer.headers().clone();
-    let bytes = answer.bytes().await.unwrap_or_default();
-    let mut response = Response::new(Body::from(bytes));
-    *response.status_mut() = status;
-    for (name, value) in &headers {
-        if !matches!(
-            name.as_str(),
-            "content-length" | "transfer-encoding" | "connection"
-        ) {
-            response.headers_mut().insert(name, value.clone());
-        }
-    }
-    response
 }
 
 /// A stack on a fresh table whose functions reach dynalite through a [`FaultProxy`].

@@ -14,11 +14,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
+
+use crate::dynamo_proxy::{Call, pass_on};
 
 /// A running proxy.
 pub struct StoreProxy {
@@ -100,16 +101,8 @@ pub async fn start(upstream: &str) -> StoreProxy {
 }
 
 async fn forward(State(up): State<Upstream>, request: Request) -> Response {
-    let (parts, body) = request.into_parts();
-    let body: Bytes = axum::body::to_bytes(body, 16 * 1024 * 1024)
-        .await
-        .unwrap_or_default();
-    let target = parts
-        .headers
-        .get("x-amz-target")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_owned();
+    let call = Call::read(request).await;
+    let target = call.target();
     if [
         ".PutItem",
         ".UpdateItem",
@@ -122,27 +115,14 @@ async fn forward(State(up): State<Upstream>, request: Request) -> Response {
     {
         up.writes.fetch_add(1, Ordering::SeqCst);
     }
-    let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
-    let mut call = up
-        .http
-        .request(parts.method.clone(), format!("{}{path}", up.base));
-    for (name, value) in &parts.headers {
-        if !matches!(name.as_str(), "host" | "content-length" | "connection") {
-            call = call.header(name, value);
-        }
-    }
-    let answer = match call.body(body.clone()).send().await {
-        Ok(answer) => answer,
-        Err(_) => return StatusCode::BAD_GATEWAY.into_response(),
+    let Some(answer) = pass_on(&up.http, &up.base, &call, call.body.clone()).await else {
+        return StatusCode::BAD_GATEWAY.into_response();
     };
-    let status = answer.status();
-    let headers = answer.headers().clone();
-    let bytes = answer.bytes().await.unwrap_or_default();
-    if status == StatusCode::BAD_REQUEST
+    if answer.status == StatusCode::BAD_REQUEST
         && target.ends_with(".UpdateItem")
-        && String::from_utf8_lossy(&bytes).contains("ConditionalCheckFailedException")
+        && String::from_utf8_lossy(&answer.body).contains("ConditionalCheckFailedException")
     {
-        let sent: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let sent: Value = serde_json::from_slice(&call.body).unwrap_or(Value::Null);
         let condition = sent["ConditionExpression"].as_str().unwrap_or("");
         if condition.starts_with("v = :expected") {
             up.refused.fetch_add(1, Ordering::SeqCst);
@@ -150,22 +130,12 @@ async fn forward(State(up): State<Upstream>, request: Request) -> Response {
     }
     // Counted once the answer is in hand: the reader has the item as it was before anything
     // the test does next.
-    if status == StatusCode::OK && target.ends_with(".GetItem") {
-        let sent: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    if answer.status == StatusCode::OK && target.ends_with(".GetItem") {
+        let sent: Value = serde_json::from_slice(&call.body).unwrap_or(Value::Null);
         if let Some(id) = sent["Key"]["id"]["S"].as_str() {
             up.reads
                 .send_modify(|reads| *reads.entry(id.to_owned()).or_default() += 1);
         }
     }
-    let mut response = Response::new(Body::from(bytes));
-    *response.status_mut() = status;
-    for (name, value) in &headers {
-        if !matches!(
-            name.as_str(),
-            "content-length" | "transfer-encoding" | "connection"
-        ) {
-            response.headers_mut().insert(name, value.clone());
-        }
-    }
-    response
+    answer.into_response()
 }
