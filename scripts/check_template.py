@@ -95,9 +95,9 @@ ALARMS = {
     # included, for one alarm metric each (ACCOUNT_ALARMS).
     "FunctionErrorsAlarm": (None, {("AWS/Lambda", "Errors", None, None)}, "notBreaching"),
     "FunctionThrottlesAlarm": (None, {("AWS/Lambda", "Throttles", None, None)}, "notBreaching"),
-    "TableThrottlesAlarm": (None, {("AWS/DynamoDB", "ReadThrottleEvents", "TableName", "RoomsTable"),
-                                   ("AWS/DynamoDB", "WriteThrottleEvents", "TableName", "RoomsTable")},
-                            "notBreaching"),
+    # DynamoDB throttles and system errors that reached a player, on every table: the functions'
+    # StoreUnavailable (no data is healthy).
+    "StoreUnavailableAlarm": (None, {("Madang", "StoreUnavailable", "Stage", "AWS::StackName")}, "notBreaching"),
     # SweeperLag is written only for a sweep more than a sweep late: no data is healthy (a
     # sweeper that does not run is SweeperNotRunningAlarm; failed runs FunctionErrorsAlarm).
     "SweeperLagAlarm": (None, {("Madang", "SweeperLag", "Stage", "AWS::StackName")}, "notBreaching"),
@@ -1380,7 +1380,7 @@ def self_test(t):
             "SystemLogLevel"),
         "lag alarm on a misspelt metric": lambda x: fn(x, "SweeperLagAlarm")["Properties"].__setitem__(
             "MetricName", "SweepLag"),
-        "alarm to nobody": lambda x: fn(x, "TableThrottlesAlarm")["Properties"].pop("AlarmActions"),
+        "alarm to nobody": lambda x: fn(x, "StoreUnavailableAlarm")["Properties"].pop("AlarmActions"),
         "no sweeper-not-running alarm": lambda x: x["Resources"].pop("SweeperNotRunningAlarm"),
         "email subscription always": lambda x: fn(x, "AlarmEmailSubscription").pop("Condition"),
         "budget always": lambda x: fn(x, "MonthlyBudget").pop("Condition"),

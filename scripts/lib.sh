@@ -150,6 +150,7 @@ wait_bg() {
     for i in "${!BG_PIDS[@]}"; do
         if wait "${BG_PIDS[$i]}"; then
             echo "   ${BG_NAMES[$i]}: ok (log: .cache/logs/${BG_NAMES[$i]}.log)"
+            grep -h '^== FLAKY:' "$LOGS/${BG_NAMES[$i]}.log" | sed 's/^/   /' || true
         else
             failed+=("${BG_NAMES[$i]}")
             echo "== ${BG_NAMES[$i]} FAILED; the end of its log (.cache/logs/${BG_NAMES[$i]}.log):" >&2

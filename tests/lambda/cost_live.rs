@@ -134,10 +134,11 @@ const BOT_MOVE_S: f64 = (BOT_THINK_MIN_MS + BOT_THINK_MAX_MS) as f64 / 2.0 / 100
 /// The memory sizes `api` is measured at.
 const MEMORIES_MB: [f64; 3] = [128.0, 256.0, 512.0];
 /// The template's alarms (deployed with the recommended Function URL front door) and their
-/// alarm metrics: the front door's 5xx rate 2, the table's throttles 3, six others 1 each (the
-/// functions' errors and throttles on the account's metrics, one alarm each for every function).
+/// alarm metrics: the front door's 5xx rate 2, seven others 1 each (the functions' errors and
+/// throttles on the account's metrics, one alarm each for every function; DynamoDB's failures
+/// that reached a player on the functions' `StoreUnavailable`, every table in one).
 const ALARMS: usize = 8;
-const ALARM_METRICS: usize = 11;
+const ALARM_METRICS: usize = 9;
 /// Sweeps a month, and what an empty one costs DynamoDB: 8 shard queries of the due index, at
 /// DynamoDB's minimum of half a unit (dynalite bills an empty query nothing).
 const SWEEPS_A_MONTH: f64 = 43_200.0;

@@ -13,8 +13,9 @@
 //!   `madang_functions::metrics::WRITTEN`, a `level` that passes the filter), and **the alarm of
 //!   template.yaml that watches it fires** on the values written ([`Alarm`]): conflicts redone
 //!   against the refused writes a proxy saw; `ROOM_BUSY` and `STORE_UNAVAILABLE` under a fault
-//!   proxy in front of dynalite ([`Fault`]) — the latter with the front door's 5xx-rate alarm
-//!   evaluated on the answers; 429s; a sweep more than two sweeps late; a sweep whose due-room
+//!   proxy in front of dynalite ([`Fault`]) — the latter from throttled reads of the rooms table
+//!   (with the front door's 5xx-rate alarm evaluated on the answers) and from DynamoDB's own
+//!   500s on the chat table, both firing StoreUnavailableAlarm; 429s; a sweep more than two sweeps late; a sweep whose due-room
 //!   query fails, which fails the run (AWS's `Errors`: FunctionErrorsAlarm, on the account's
 //!   sum over every function, evaluated on the failed runs); live posts to an `@connections`
 //!   endpoint that answers 500; and a computer player whose engine cannot play (a level no
@@ -250,6 +251,9 @@ enum Fault {
     ThrottleReads,
     /// Fails the sweeper's query of the due index (`InternalServerError`).
     FailDueQuery,
+    /// Fails every write to the chat table (`InternalServerError`): DynamoDB's own 5xx, on a
+    /// table other than the rooms table.
+    FailChatWrites,
 }
 
 /// A proxy in front of dynalite that injects [`Fault`]s.
@@ -341,6 +345,18 @@ async fn forward(State(up): State<Upstream>, request: Request) -> Response {
             ))
         }
         Fault::FailDueQuery if target.ends_with(".Query") && sent["IndexName"] == "due" => {
+            Some(dynamo_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "InternalServerError",
+                "Internal server error",
+            ))
+        }
+        Fault::FailChatWrites
+            if target.ends_with(".PutItem")
+                && sent["TableName"]
+                    .as_str()
+                    .is_some_and(|t| t.ends_with("-chat")) =>
+        {
             Some(dynamo_error(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "InternalServerError",
@@ -492,11 +508,16 @@ async fn a_room_that_changes_under_every_save_is_counted_room_busy() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_throttled_table_is_counted_store_unavailable_and_trips_the_5xx_rate_alarm() {
+async fn a_throttled_table_is_counted_store_unavailable_and_trips_both_alarms() {
     let (stack, proxy) = faulty_stack("l-throttled", config(2, false)).await;
     let (room, host) = stack.app.create("yut", json!({}), 4).await;
     let healthy: Vec<StatusCode> = read_n(&stack, &room, &host.token, 20).await;
     assert!(!five_xx_alarm_fires(&healthy), "{healthy:?}");
+    let alarm = Alarm::of("StoreUnavailableAlarm");
+    assert!(
+        !alarm.fires_on(&emf_of(&stack)),
+        "nothing written while healthy"
+    );
     proxy.set(Fault::ThrottleReads);
     let throttled = read_n(&stack, &room, &host.token, 20).await;
     proxy.set(Fault::None);
@@ -509,6 +530,9 @@ async fn a_throttled_table_is_counted_store_unavailable_and_trips_the_5xx_rate_a
     assert!(five_xx_alarm_fires(&throttled));
     let emf = emf_of(&stack);
     assert_eq!(total(&emf, "StoreUnavailable"), 20.0, "{emf:?}");
+    // The table's throttles that reached a player page: StoreUnavailableAlarm, on the line the
+    // functions wrote.
+    assert!(alarm.fires_on(&emf), "{emf:?}");
     // The STORE_UNAVAILABLE answers' ERROR lines are kept too (with their cause).
     let errors = kept_lines(&stack)
         .iter()
@@ -519,6 +543,35 @@ async fn a_throttled_table_is_counted_store_unavailable_and_trips_the_5xx_rate_a
         "throttled reads: {} throttles answered by the proxy, 20 × 503, {} metric lines",
         proxy.injected.load(Ordering::SeqCst),
         emf.len()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn system_errors_of_the_chat_table_are_counted_and_trip_the_store_alarm() {
+    let (stack, proxy) = faulty_stack("l-chat-500", config(2, false)).await;
+    let (room, host) = stack.app.create("yut", json!({}), 4).await;
+    madang_tests::chat::say_ok(&stack.app, &room, Some(&host), json!({ "text": "안녕" })).await;
+    let alarm = Alarm::of("StoreUnavailableAlarm");
+    assert!(
+        !alarm.fires_on(&emf_of(&stack)),
+        "nothing written while healthy"
+    );
+    proxy.set(Fault::FailChatWrites);
+    let r = madang_tests::chat::say(&stack.app, &room, Some(&host), json!({ "text": "또" })).await;
+    proxy.set(Fault::None);
+    assert_eq!(
+        r.status,
+        reqwest::StatusCode::SERVICE_UNAVAILABLE,
+        "{:?}",
+        r.body
+    );
+    assert_eq!(r.body["code"], "STORE_UNAVAILABLE");
+    let emf = emf_of(&stack);
+    assert_eq!(total(&emf, "StoreUnavailable"), 1.0, "{emf:?}");
+    assert!(alarm.fires_on(&emf), "{emf:?}");
+    println!(
+        "chat writes failed: {} answered 500 by the proxy (the SDK's retries included), 1 × 503",
+        proxy.injected.load(Ordering::SeqCst)
     );
 }
 
