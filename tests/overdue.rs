@@ -73,6 +73,7 @@ impl OverdueRoom {
                 .map(|(p, t)| (p.as_str().to_owned(), *t))
                 .collect(),
             departed: Vec::new(),
+            seen: None,
             indexed_due: None,
         }
     }

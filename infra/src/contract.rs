@@ -53,6 +53,7 @@ pub fn sample(id: &str, version: u64, due: Option<Millis>) -> StoredRoom {
         expires_at: NOW + 86_400_000,
         presence: BTreeMap::from([("p1".to_owned(), NOW)]),
         departed: Vec::new(),
+        seen: None,
         indexed_due: None,
     }
 }
@@ -71,6 +72,7 @@ pub async fn run<S: RoomStore>(store: Arc<S>) {
     reindex_moves_the_due_time_without_a_new_version(&*store).await;
     touch_records_presence_without_a_new_version(&*store).await;
     a_save_drops_exactly_the_departed_presence(&*store).await;
+    a_save_sets_the_seen_presence_in_the_same_write(&*store).await;
     touch_never_moves_presence_back(&*store).await;
     wait_for_change_returns_at_once_when_already_newer(&*store).await;
     wait_for_change_times_out_when_nothing_changes(&*store).await;
@@ -392,6 +394,54 @@ async fn a_save_drops_exactly_the_departed_presence<S: RoomStore>(store: &S) {
         loaded.presence.get("p3"),
         Some(&(NOW + 10)),
         "a_save_drops_exactly_the_departed_presence: a refused save keeps presence"
+    );
+}
+
+/// A save sets the presence entry of the player it saw ([`StoredRoom::seen`]) in the same write,
+/// leaving the others as they are; a refused save sets nothing, and a player who departed in
+/// the save is removed, not seen.
+async fn a_save_sets_the_seen_presence_in_the_same_write<S: RoomStore>(store: &S) {
+    let id = fresh_id("seen");
+    store.create(&sample(&id, 1, None)).await.expect("create");
+    store.touch(&id, "p2", NOW + 10).await.expect("touch");
+    let mut next = sample(&id, 2, None);
+    next.seen = Some(("p.3 x".to_owned(), NOW + 30));
+    store
+        .save_if_version(&next, 1)
+        .await
+        .expect("a_save_sets_the_seen_presence_in_the_same_write: save");
+    let loaded = store.load(&id, NOW).await.expect("load");
+    assert_eq!(
+        (loaded.version, &loaded.presence),
+        (
+            2,
+            &BTreeMap::from([
+                ("p1".to_owned(), NOW),
+                ("p2".to_owned(), NOW + 10),
+                ("p.3 x".to_owned(), NOW + 30)
+            ])
+        ),
+        "a_save_sets_the_seen_presence_in_the_same_write"
+    );
+    let mut stale = sample(&id, 3, None);
+    stale.seen = Some(("p1".to_owned(), NOW + 50));
+    let refused = store.save_if_version(&stale, 1).await;
+    assert!(
+        matches!(refused, Err(StoreError::VersionConflict { .. })),
+        "a_save_sets_the_seen_presence_in_the_same_write: stale save {refused:?}"
+    );
+    let mut leaving = sample(&id, 3, None);
+    leaving.seen = Some(("p2".to_owned(), NOW + 60));
+    leaving.departed = vec!["p2".to_owned()];
+    store
+        .save_if_version(&leaving, 2)
+        .await
+        .expect("a_save_sets_the_seen_presence_in_the_same_write: a leaving save");
+    let loaded = store.load(&id, NOW).await.expect("load");
+    assert_eq!(
+        &loaded.presence,
+        &BTreeMap::from([("p1".to_owned(), NOW), ("p.3 x".to_owned(), NOW + 30)]),
+        "a_save_sets_the_seen_presence_in_the_same_write: a refused save sets nothing, a departed player is not seen"
     );
 }
 

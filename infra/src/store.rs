@@ -26,9 +26,18 @@ pub struct StoredRoom {
     pub due: Option<Millis>,
     /// When the store may forget the room (epoch ms). Reads treat an expired room as gone.
     pub expires_at: Millis,
-    /// When each player was last seen (player id → epoch ms). Filled by `load`; written only by
-    /// `create` and `touch`, never by `save_if_version`, so polling costs no versioned write.
+    /// When each player was last seen (player id → epoch ms). Filled by `load`; written whole
+    /// only by `create`, and one entry at a time by `touch` and by [`StoredRoom::seen`], so
+    /// polling costs no versioned write.
     pub presence: BTreeMap<String, Millis>,
+    /// One presence entry `save_if_version` sets in the same write: the player whose request
+    /// made this change, seen at its time. A request that both changes the room and owes a
+    /// presence write (one every 15 s a player) then writes once, not a save and a `touch`
+    /// (on DynamoDB two write units instead of one: most 바둑 moves owed both). Unlike `touch`,
+    /// the entry is set, not moved forward only: a touch of the same player that landed
+    /// between this save's load and its write is at most that long newer. Never one of
+    /// [`StoredRoom::departed`]. `None` from `load`; ignored by `create`.
+    pub seen: Option<(String, Millis)>,
     /// Presence entries `save_if_version` must drop in the same write: players in the loaded
     /// presence whom the saved room no longer seats (they left or were kicked), which keeps
     /// presence bounded by the seats. The service knows who is seated, so the store never decodes
@@ -84,8 +93,9 @@ pub trait RoomStore: ChatStore + Send + Sync + 'static {
     ) -> impl Future<Output = Result<StoredRoom, StoreError>> + Send;
 
     /// Replaces the room if its stored version is still `expected`; otherwise `VersionConflict`.
-    /// Presence is left as stored, except that the entries named in [`StoredRoom::departed`] go,
-    /// in the same write (an entry that is not there is no error).
+    /// Presence is left as stored, except that the entries named in [`StoredRoom::departed`] go
+    /// and the one of [`StoredRoom::seen`] is set, in the same write (a departed entry that is
+    /// not there is no error).
     fn save_if_version(
         &self,
         room: &StoredRoom,

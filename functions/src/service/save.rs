@@ -184,6 +184,11 @@ impl Loaded {
                 .iter()
                 .map(|(p, t)| (p.as_str().to_owned(), *t))
                 .collect(),
+            // The presence this request owes goes with the save: one write, not two.
+            seen: self
+                .touch
+                .as_ref()
+                .map(|(p, at)| (p.as_str().to_owned(), *at)),
             departed,
             indexed_due: self.indexed_due,
         }
@@ -307,6 +312,8 @@ where
                 loaded.loaded_version = loaded.room.version();
                 loaded.indexed_due = stored.due.or(loaded.indexed_due);
                 loaded.new = false;
+                // The save wrote the presence owed (`StoredRoom::seen`), or the player left.
+                loaded.touch = None;
                 // Live watchers outside this process (API Gateway connections); bounded, never
                 // fails the answer (`RoomStore::announce`).
                 announce(store, &loaded, now).await;

@@ -143,6 +143,7 @@ pub fn from_item(mut item: Item) -> Result<StoredRoom, StoreError> {
         expires_at: parse_number(EXPIRES, item.get(EXPIRES))?.saturating_mul(1000),
         presence,
         departed: Vec::new(),
+        seen: None,
         indexed_due: due,
     })
 }
@@ -243,17 +244,19 @@ pub fn index_write_units(before: Option<Millis>, after: Option<Millis>) -> u64 {
 /// The one conditional `UpdateItem` of a save, as expressions and values.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SaveUpdate {
-    /// The update expression: `SET v, b, x` plus whatever the index needs, and `REMOVE p.#dN`
-    /// for each departed player. Never a `SET` of `p`: presence belongs to `touch`, and a save
-    /// must not undo a touch that landed after its load.
+    /// The update expression: `SET v, b, x` plus whatever the index needs, `SET p.#seen` for
+    /// the player seen by this change ([`StoredRoom::seen`]), and `REMOVE p.#dN` for each
+    /// departed player. Never a `SET` of `p` whole: other players' entries belong to `touch`,
+    /// and a save must not undo a touch that landed after its load.
     pub update: String,
     /// The condition: the version is still `expected` (and the index guard of
     /// [`IndexWrite::KeepEarlier`]).
     pub condition: String,
     /// The expression values.
     pub values: HashMap<String, AttributeValue>,
-    /// The expression names: `#dN` → the id of the N-th departed player (ids are not valid
-    /// names in an expression, so they go by placeholder). Empty when nobody departed.
+    /// The expression names: `#dN` → the id of the N-th departed player, `#seen` → the id of
+    /// the player seen (ids are not valid names in an expression, so they go by placeholder).
+    /// Empty when nobody departed and nobody was seen.
     pub names: HashMap<String, String>,
     /// What the save does to the index.
     pub index: IndexWrite,
@@ -296,6 +299,17 @@ impl SaveUpdate {
             }
         }
         let mut names = HashMap::new();
+        // `p` exists on every item (`create` writes it, possibly empty), so a path into it
+        // can be set.
+        if let Some((player, at)) = room
+            .seen
+            .as_ref()
+            .filter(|(p, _)| !room.departed.contains(p))
+        {
+            update.push_str(&format!(", {PRESENCE}.#seen = :seen"));
+            values.insert(":seen".to_owned(), number(*at));
+            names.insert("#seen".to_owned(), player.clone());
+        }
         for (i, player) in room.departed.iter().enumerate() {
             let name = format!("#d{i}");
             remove.push(format!("{PRESENCE}.{name}"));
@@ -328,6 +342,7 @@ mod tests {
             expires_at: 1_800_000_000_000,
             presence: BTreeMap::from([("p1".to_owned(), 5), ("p2".to_owned(), 6)]),
             departed: Vec::new(),
+            seen: None,
             indexed_due: due,
         }
     }
@@ -462,6 +477,27 @@ mod tests {
             "SET w = :w, v = :v, b = :b, x = :x REMOVE p.#d0, p.#d1"
         );
         assert!(!save.update.contains(":p"), "presence is never SET");
+    }
+
+    #[test]
+    fn a_save_sets_the_seen_players_entry_alone_and_never_a_departed_one() {
+        let mut seen = room(Some(9));
+        seen.seen = Some(("p1.x y".to_owned(), 42));
+        let save = SaveUpdate::new(&seen, 6, None);
+        assert_eq!(
+            save.update,
+            "SET v = :v, b = :b, x = :x, d = :d, s = :s, p.#seen = :seen"
+        );
+        assert_eq!(save.values[":seen"], number(42));
+        assert_eq!(
+            save.names,
+            HashMap::from([("#seen".to_owned(), "p1.x y".to_owned())])
+        );
+        // A player who left in this change is removed, not seen (one path, one clause).
+        seen.departed = vec!["p1.x y".to_owned()];
+        let save = SaveUpdate::new(&seen, 6, Some(9));
+        assert_eq!(save.update, "SET v = :v, b = :b, x = :x REMOVE p.#d0");
+        assert!(!save.values.contains_key(":seen"));
     }
 
     #[test]

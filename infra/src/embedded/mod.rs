@@ -336,6 +336,7 @@ impl EmbeddedStore {
             expires_at: uint(expires_at),
             presence,
             departed: Vec::new(),
+            seen: None,
             indexed_due: due,
         }))
     }

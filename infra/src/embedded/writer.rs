@@ -122,6 +122,7 @@ fn commit(shared: &Shared, mut batch: Vec<Save>) {
                 cache.insert(created);
             } else if landed {
                 let room = &mut save.room;
+                let seen = seen_of(room).map(|(player, at)| (player.to_owned(), at));
                 cache.update(&room.id, |cached| {
                     cached.version = room.version;
                     // The save is done with its body: the cache takes it.
@@ -131,6 +132,10 @@ fn commit(shared: &Shared, mut batch: Vec<Save>) {
                     cached.expires_at = room.expires_at;
                     for player in &room.departed {
                         cached.presence.remove(player);
+                    }
+                    if let Some((player, at)) = seen {
+                        let entry = cached.presence.entry(player).or_insert(at);
+                        *entry = (*entry).max(at);
                     }
                 });
             }
@@ -182,12 +187,28 @@ fn write(shared: &Shared, conn: &mut Connection, batch: &[Save]) -> rusqlite::Re
                 tx.prepare_cached("DELETE FROM presence WHERE room = ?1 AND player = ?2")?
                     .execute(params![room.id, player])?;
             }
+            if let Some((player, at)) = seen_of(room) {
+                // Forward only, as a touch: SQLite can, in the same statement.
+                tx.prepare_cached(
+                    "INSERT INTO presence (room, player, seen) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (room, player) DO UPDATE SET seen = max(seen, excluded.seen)",
+                )?
+                .execute(params![room.id, player, int(at)])?;
+            }
             stored_expiry.push((&room.id, room.expires_at));
         }
         written.push(landed);
     }
     tx.commit()?;
     Ok(written)
+}
+
+/// The presence entry a save sets ([`StoredRoom::seen`]), unless that player departed in it.
+fn seen_of(room: &StoredRoom) -> Option<(&str, Millis)> {
+    room.seen
+        .as_ref()
+        .filter(|(player, _)| !room.departed.contains(player))
+        .map(|(player, at)| (player.as_str(), *at))
 }
 
 /// The insert of a create: how many rows it added (0 when the id is taken).
