@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub use any::{AnyBotChoice, AnyRoom, DecodeError, FORMAT, GameKind, OLDEST_FORMAT};
-pub(crate) use any::{since_format_5, since_format_6};
+pub(crate) use any::{reading_before, since_format_5, since_format_6};
 use bot::Due;
 pub use bot::{BOT_THINK_MAX_MS, BOT_THINK_MIN_MS, BotChoice, bot_name};
 pub use error::{ErrorKind, RoomError};
