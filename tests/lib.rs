@@ -12,6 +12,7 @@
 //! - [`store_proxy`]: a proxy in front of the DynamoDB emulator that counts refused writes.
 //! - [`table_json`]: a table to DynamoDB JSON and back (the restore procedure's tool).
 //! - [`overdue`]: the room with an overdue turn both sweeper races start from.
+//! - [`slow`]: slow 바둑 (the correspondence clock) over simulated weeks, on every store.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod bots;
@@ -27,6 +28,7 @@ pub mod live;
 pub mod live_chat;
 pub mod overdue;
 pub mod race;
+pub mod slow;
 #[path = "lambda/store_proxy.rs"]
 pub mod store_proxy;
 pub mod table_json;

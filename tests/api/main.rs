@@ -14,6 +14,7 @@ mod polling;
 mod race;
 mod rematch;
 mod rooms;
+mod slow;
 mod web;
 mod yut_games;
 mod yut_house_rules;

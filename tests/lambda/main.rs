@@ -29,6 +29,7 @@ mod meter_proxy;
 mod metrics;
 mod origin;
 mod restore;
+mod slow;
 mod sweeper_race;
 
 use std::sync::Arc;

@@ -2318,7 +2318,8 @@ export interface components {
              *       "mainSec": null,
              *       "periodSec": 30,
              *       "periods": 3,
-             *       "incSec": 10
+             *       "incSec": 10,
+             *       "daysPerMove": 1
              *     }
              */
             timeControl: components["schemas"]["TimeControl"];
@@ -2398,9 +2399,15 @@ export interface components {
              * @default 10
              */
             incSec: number;
+            /**
+             * Format: uint32
+             * @description Correspondence: days for each move, 1, 2, 3 or 7 (default 1).
+             * @default 1
+             */
+            daysPerMove: number;
         };
         /** @description The kind of clock. */
-        ClockKind: "none" | "byoyomi" | "fischer";
+        ClockKind: "none" | "byoyomi" | "fischer" | "correspondence";
         /**
          * @description Accepted undos per player: `off`, 1, 3 or `unlimited`.
          * @enum {unknown}
@@ -3061,7 +3068,8 @@ export interface components {
              *       "mainSec": null,
              *       "periodSec": 30,
              *       "periods": 3,
-             *       "incSec": 10
+             *       "incSec": 10,
+             *       "daysPerMove": 1
              *     }
              */
             timeControl?: components["schemas"]["TimeControlInput"];
@@ -3307,6 +3315,12 @@ export interface components {
              * @default 10
              */
             incSec?: number;
+            /**
+             * Format: uint32
+             * @description Correspondence: days for each move, 1, 2, 3 or 7 (default 1).
+             * @default 1
+             */
+            daysPerMove?: number;
         };
         GameSchema: {
             /** @enum {unknown} */
