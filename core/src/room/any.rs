@@ -72,7 +72,8 @@ macro_rules! with_room {
 // 5: both games' options gained `chat` (DESIGN "Chat"), and members carry their
 //    computer-player level (`addBot`).
 // 6: 바둑 state counts each player's resumes from the scoring phase (ruling B7).
-// 7: 바둑 `timeControl` gained `daysPerMove` (the correspondence clock).
+// 7: 바둑 `timeControl` gained `daysPerMove` (the correspondence clock), and rooms their seats'
+//    Web Push subscriptions (`push`).
 pub const FORMAT: u8 = 7;
 
 /// The oldest layout [`AnyRoom::decode`] still reads. Format 4 is the release before chat and
@@ -106,6 +107,15 @@ where
     T: Deserialize<'de> + Default,
 {
     added_in(6, d)
+}
+
+/// Deserializes a field that format 7 added (as [`since_format_5`]).
+pub(crate) fn since_format_7<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    added_in(7, d)
 }
 
 /// Whether the decode under way reads a layout older than `format` (a field `format` added is

@@ -262,3 +262,55 @@ fn correspondence_reads_in_the_rule_line_the_schema_and_sgf() {
     assert!(sgf.contains("OT[2 days per move]"), "{sgf}");
     assert!(!sgf.contains("TM["), "no main time to write: {sgf}");
 }
+
+#[test]
+fn push_subscriptions_are_three_a_seat_renewed_by_endpoint_and_follow_the_rematch() {
+    use madang_core::room::{MAX_PUSH_PER_SEAT, PushSubscription};
+    let (mut room, black, white) = started(1);
+    let sub = |player: &PlayerId, n: u32| PushSubscription {
+        player: player.clone(),
+        endpoint: format!("https://fcm.googleapis.com/fcm/send/{n}"),
+        p256dh: "k".into(),
+        auth: "a".into(),
+    };
+    let version = room.version;
+    for n in 0..5 {
+        room.subscribe(sub(&black, n), T0 + 1);
+    }
+    room.subscribe(sub(&black, 4), T0 + 1);
+    room.subscribe(sub(&white, 9), T0 + 1);
+    assert_eq!(room.version, version + 7, "each one an accepted change");
+    let mine: Vec<&str> = room
+        .subscriptions_of(&black)
+        .map(|s| s.endpoint.rsplit('/').next().unwrap())
+        .collect();
+    assert_eq!(mine.len(), MAX_PUSH_PER_SEAT);
+    assert_eq!(
+        mine,
+        ["2", "3", "4"],
+        "the oldest go first; renewing moves none"
+    );
+    assert!(
+        !room.unsubscribe(&white, &sub(&black, 2).endpoint, T0 + 2),
+        "not white's"
+    );
+    assert!(room.unsubscribe(&black, &sub(&black, 2).endpoint, T0 + 2));
+    assert!(room.forget_endpoint(&sub(&white, 9).endpoint, T0 + 2));
+    assert_eq!(room.awaited_people(), [black.clone()]);
+    let any = AnyRoom::Baduk(room.clone());
+    assert_eq!(AnyRoom::decode(&any.encode()).unwrap(), any);
+    play(&mut room, &black, json!({"type": "resign"}), T0 + 3);
+    assert!(room.awaited_people().is_empty());
+    let rematch = room
+        .rematch_lobby(
+            "rematchR00m00000000000".into(),
+            &black,
+            GameRng::seed_from_u64(1),
+            T0 + 4,
+        )
+        .unwrap();
+    assert_eq!(rematch.push, room.push);
+    // The view shows none of it.
+    let view = serde_json::to_string(&room.view(Some(&black), &Presence::new(), T0 + 5)).unwrap();
+    assert!(!view.contains("fcm.googleapis.com"));
+}
