@@ -47,8 +47,20 @@ pub async fn sweep<S: RoomStore>(
     now: Millis,
     limit: usize,
 ) -> SweepReport {
+    sweep_pushing(store, thinker, None, now, limit).await
+}
+
+/// [`sweep`], sending the Web Push the fired timeouts call for with `push` (a seat whose turn
+/// came, the game's end: [`crate::push::notices`]).
+pub async fn sweep_pushing<S: RoomStore>(
+    store: &S,
+    thinker: &dyn Thinker,
+    push: Option<&crate::push::Push>,
+    now: Millis,
+    limit: usize,
+) -> SweepReport {
     let mut lag = 0;
-    let report = sweep_rooms(store, thinker, now, limit, &mut lag).await;
+    let report = sweep_rooms(store, thinker, push, now, limit, &mut lag).await;
     if report.errors == 0 || report.visited > 0 {
         metrics::record(Metric::SweeperLag(std::time::Duration::from_millis(lag)));
     }
@@ -60,6 +72,7 @@ pub async fn sweep<S: RoomStore>(
 async fn sweep_rooms<S: RoomStore>(
     store: &S,
     thinker: &dyn Thinker,
+    push: Option<&crate::push::Push>,
     now: Millis,
     limit: usize,
     lag: &mut Millis,
@@ -77,7 +90,7 @@ async fn sweep_rooms<S: RoomStore>(
         report.visited += 1;
         // Boxed: the save path's future is deep, and nesting it in this loop's future overflows
         // the compiler's layout recursion on the Lambda binary. One allocation per room.
-        match Box::pin(sweep_room(store, thinker, &id, now)).await {
+        match Box::pin(sweep_room(store, thinker, push, &id, now)).await {
             Ok(Swept::Fired(n, overdue_since)) => {
                 *lag = (*lag).max(now.saturating_sub(overdue_since.unwrap_or(now)));
                 report.rooms_fired += 1;
@@ -111,6 +124,7 @@ enum Swept {
 async fn sweep_room<S: RoomStore>(
     store: &S,
     thinker: &dyn Thinker,
+    push: Option<&crate::push::Push>,
     id: &str,
     now: Millis,
 ) -> Result<Swept, ApiError> {
@@ -132,6 +146,7 @@ async fn sweep_room<S: RoomStore>(
     )
     .await?;
     if saved.outcome.0 > 0 {
+        crate::service::push::deliver(store, push, &|| now, &saved.loaded, now).await;
         return Ok(Swept::Fired(saved.outcome.0, saved.outcome.1));
     }
     // Nothing was due yet: the index held an early time (stores index lazily, or a player

@@ -11,6 +11,7 @@ mod errors;
 mod exactly_once;
 mod features;
 mod polling;
+mod push;
 mod race;
 mod rematch;
 mod rooms;
