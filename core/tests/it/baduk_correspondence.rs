@@ -296,7 +296,7 @@ fn push_subscriptions_are_three_a_seat_renewed_by_endpoint_and_follow_the_rematc
     );
     assert!(room.unsubscribe(&black, &sub(&black, 2).endpoint, T0 + 2));
     assert!(room.forget_endpoint(&sub(&white, 9).endpoint, T0 + 2));
-    assert_eq!(room.awaited_people(), [black.clone()]);
+    assert_eq!(room.awaited_people(), std::slice::from_ref(&black));
     let any = AnyRoom::Baduk(room.clone());
     assert_eq!(AnyRoom::decode(&any.encode()).unwrap(), any);
     play(&mut room, &black, json!({"type": "resign"}), T0 + 3);
