@@ -11,7 +11,7 @@
 //! - **Where to.** Only hosts on the allow list ([`AllowList`], `MADANG_PUSH_HOSTS`: host
 //!   suffixes; default the push services of the major browsers), over https, and never a
 //!   private, loopback or link-local address — whether the endpoint names it or a name resolves
-//!   to it ([`Guarded`], the client's resolver) — unless the list names that host exactly (the
+//!   to it (the client's resolver refuses it) — unless the list names that host exactly (the
 //!   tests name `127.0.0.1`). No redirects are followed.
 //! - **Which games.** Only 바둑 under the correspondence clock: a push takes seconds to arrive
 //!   and is read minutes later, so for a 20-second 윷놀이 turn or a clock of minutes it comes
