@@ -474,6 +474,65 @@ pub fn days_hours(ms: Millis) -> String {
     }
 }
 
+/// How long before a deadline the "time is low" push goes: a tenth of a move's time, or one
+/// hour, whichever is less (so one hour for every correspondence clock); `None` for a room whose
+/// games do not push.
+pub fn time_low_before(room: &AnyRoom) -> Option<Millis> {
+    match room {
+        AnyRoom::Baduk(r) if r.options.is_correspondence() => {
+            Some((r.options.per_move_ms() / 10).min(3_600_000))
+        }
+        _ => None,
+    }
+}
+
+/// The room's "time is low" push, if one is to come: the deadline it is about and when it is
+/// due. Only while a person with a subscription is awaited, once per deadline.
+pub fn reminder(
+    room: &AnyRoom,
+    presence: &madang_core::room::Presence,
+) -> Option<(Millis, Millis)> {
+    let before = time_low_before(room)?;
+    with_room!(room, r => {
+        let deadline = r.due_at(presence)?;
+        if r.reminded == Some(deadline) {
+            return None;
+        }
+        let awaited = r.awaited_people();
+        if !awaited.iter().any(|p| r.subscriptions_of(p).next().is_some()) {
+            return None;
+        }
+        Some((deadline, deadline.saturating_sub(before)))
+    })
+}
+
+/// The `timeLow` pushes of a room whose reminder is due: to each awaited, away seat with a
+/// subscription, `Urgency: high`.
+pub fn time_low_notices(loaded: &Loaded, deadline: Millis, now: Millis) -> Vec<Notice> {
+    let presence = &loaded.presence;
+    with_room!(&loaded.room, r => {
+        let left = deadline.saturating_sub(now);
+        r.awaited_people()
+            .into_iter()
+            .filter(|p| r.subscriptions_of(p).next().is_some() && r.is_away(p, presence, now))
+            .map(|p| Notice {
+                player: p,
+                payload: Payload {
+                    kind: "timeLow",
+                    room_id: r.id.clone(),
+                    game: "baduk",
+                    version: r.version,
+                    title: "바둑 · 시간이 얼마 남지 않았어요".into(),
+                    body: format!("남은 시간 {}. 두지 않으면 시간패가 돼요.", days_hours(left)),
+                    url: format!("/r/{}", r.id),
+                },
+                ttl: (left / 1000).max(60),
+                urgency: "high",
+            })
+            .collect()
+    })
+}
+
 /// Whether a room's games push at all: 바둑 under the correspondence clock (see the module's
 /// "Which games").
 pub fn pushes(room: &AnyRoom) -> bool {

@@ -28,6 +28,8 @@ pub struct SweepReport {
     pub timeouts_fired: u64,
     /// Rooms whose indexed due time was early and was moved to the exact one.
     pub reindexed: usize,
+    /// Rooms whose "time is low" push was due (Web Push, [`crate::push::reminder`]).
+    pub reminded: usize,
     /// Rooms a player's request changed while the sweeper looked (their request did the work).
     pub lost_races: usize,
     /// Rooms that could not be read or written (logged; retried on the next sweep).
@@ -98,6 +100,7 @@ async fn sweep_rooms<S: RoomStore>(
                 tracing::info!(room = %crate::api::ids::digest_of(&id), fired = n, "timeouts fired");
             }
             Ok(Swept::Reindexed) => report.reindexed += 1,
+            Ok(Swept::Reminded) => report.reminded += 1,
             Ok(Swept::Nothing) => {}
             Ok(Swept::LostRace) => report.lost_races += 1,
             // Expired or deleted since the index listed it.
@@ -115,6 +118,8 @@ enum Swept {
     /// Timeouts fired, and the due time that had passed.
     Fired(u64, Option<Millis>),
     Reindexed,
+    /// The room's "time is low" push went out.
+    Reminded,
     /// A player's save landed between the sweeper's load and its reindex (that save moved the
     /// index itself).
     LostRace,
@@ -149,10 +154,17 @@ async fn sweep_room<S: RoomStore>(
         crate::service::push::deliver(store, push, &|| now, &saved.loaded, now).await;
         return Ok(Swept::Fired(saved.outcome.0, saved.outcome.1));
     }
+    // Nothing fired; the "time is low" push may be due (its own save moves the index on).
+    if crate::push::reminder(&saved.loaded.room, &saved.loaded.presence)
+        .is_some_and(|(_, at)| at <= now)
+    {
+        crate::service::push::remind(store, push, &|| now, id, now).await?;
+        return Ok(Swept::Reminded);
+    }
     // Nothing was due yet: the index held an early time (stores index lazily, or a player
     // reconnected). Move it to the exact time so the room is not visited again before then.
     let loaded = saved.loaded;
-    let exact = loaded.due_at();
+    let exact = loaded.indexed_at();
     if exact == loaded.indexed_due() {
         return Ok(Swept::Nothing);
     }

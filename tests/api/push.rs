@@ -60,7 +60,7 @@ async fn without_a_vapid_key_get_push_is_404_push_off() {
 }
 
 #[tokio::test]
-async fn a_slow_game_pushes_your_turn_to_the_away_seat_only_forgets_a_410_and_pushes_game_over() {
+async fn a_slow_game_pushes_your_turn_to_the_away_seat_only_time_low_once_forgets_a_410_and_pushes_game_over() {
     let (app, store) = pushing_app().await;
     let key = app.get("/push", None).await.body["publicKey"]
         .as_str()
@@ -145,14 +145,41 @@ async fn a_slow_game_pushes_your_turn_to_the_away_seat_only_forgets_a_410_and_pu
     let kept = endpoints_stored(&store, &room).await;
     assert_eq!(kept, [service.endpoint("white"), service.endpoint("black")]);
 
-    // Black never moves: a day later the sweeper fires the timeout, and both away seats hear
-    // the end.
-    app.advance_clock(DAY_MS + 60_000).await;
+    // Black does not move. With less than an hour left the sweeper pushes timeLow, once, with
+    // Urgency: high, to black only (white is not awaited).
+    app.advance_clock(DAY_MS - 3_600_000 + 60_000).await;
+    let low = service.wait_for("black", 2).await;
+    assert_eq!(low[1]["payload"]["type"], "timeLow", "{}", low[1]);
+    assert_eq!(low[1]["urgency"], "high");
+    assert_eq!(
+        low[1]["payload"]["title"],
+        "바둑 · 시간이 얼마 남지 않았어요"
+    );
+    assert!(
+        low[1]["payload"]["body"]
+            .as_str()
+            .unwrap()
+            .starts_with("남은 시간 59분"),
+        "{}",
+        low[1]["payload"]
+    );
+    app.advance_clock(60_000).await;
+    app.room(&room, None).await;
+    assert_eq!(
+        service.received_at("black").await.len(),
+        2,
+        "timeLow goes once"
+    );
+    assert_eq!(service.received_at("white").await.len(), 1);
+
+    // Past the deadline the sweeper fires the timeout, and both away seats hear the end.
+    app.advance_clock(3_600_000).await;
     let over = service.wait_for("white", 2).await;
     assert_eq!(over[1]["payload"]["type"], "gameOver", "{}", over[1]);
     assert_eq!(over[1]["payload"]["title"], "바둑 · 대국이 끝났어요");
-    let over = service.wait_for("black", 2).await;
-    assert_eq!(over[1]["payload"]["type"], "gameOver");
+    assert_eq!(over[1]["payload"]["body"], "백 시간승");
+    let over = service.wait_for("black", 3).await;
+    assert_eq!(over[2]["payload"]["type"], "gameOver");
     assert_eq!(
         service.received_at("gone-black").await.len(),
         1,

@@ -181,6 +181,9 @@ pub struct Room<G: Game> {
     /// a seat; never shown in a view.
     #[serde(deserialize_with = "any::since_format_7")]
     pub push: Vec<PushSubscription>,
+    /// The deadline whose "time is low" push went out (`timeLow`, once per deadline).
+    #[serde(deserialize_with = "any::since_format_7")]
+    pub reminded: Option<Millis>,
 }
 
 impl<G: Game> std::fmt::Debug for Room<G> {
@@ -223,6 +226,7 @@ impl<G: Game> Room<G> {
             barred: Vec::new(),
             rematch: None,
             push: Vec::new(),
+            reminded: None,
         };
         let host = room.seat_new_member(host_name, host_token, 0, now);
         room.host = host.clone();
@@ -587,6 +591,7 @@ impl<G: Game> Room<G> {
             barred: self.barred.clone(),
             rematch: None,
             push,
+            reminded: None,
         })
     }
 

@@ -88,6 +88,17 @@ impl<G: Game> Room<G> {
         self.push.iter().filter(move |s| &s.player == player)
     }
 
+    /// Records that the "time is low" push for `deadline` went out (an accepted change); false
+    /// when it already had.
+    pub fn remind(&mut self, deadline: Millis, now: Millis) -> bool {
+        if self.reminded == Some(deadline) {
+            return false;
+        }
+        self.reminded = Some(deadline);
+        self.accept(now);
+        true
+    }
+
     /// Whether `player` has no open connection to the room at `now` (no request within the
     /// presence window): the one a push is for.
     pub fn is_away(&self, player: &PlayerId, presence: &Presence, now: Millis) -> bool {

@@ -112,30 +112,82 @@ pub async fn deliver<S: RoomStore>(
     }
     let mut gone: Vec<String> = Vec::new();
     for notice in &notices {
-        let Ok(payload) = serde_json::to_vec(&notice.payload) else {
-            continue;
-        };
-        let subs: Vec<PushSubscription> = with_room!(&loaded.room, r => {
-            r.subscriptions_of(&notice.player).cloned().collect()
-        });
-        for sub in &subs {
-            match push.send(sub, &payload, notice.ttl, notice.urgency).await {
-                Delivery::Sent => {
-                    tracing::debug!(room = %crate::api::ids::digest_of(&loaded.id), "push sent")
-                }
-                Delivery::Gone => gone.push(sub.endpoint.clone()),
-                Delivery::Refused(why) => {
-                    tracing::warn!(room = %crate::api::ids::digest_of(&loaded.id), why, "push refused");
-                    gone.push(sub.endpoint.clone());
-                }
-                Delivery::Failed(why) => {
-                    tracing::warn!(room = %crate::api::ids::digest_of(&loaded.id), why, "push failed");
-                }
-            }
-        }
+        send_notice(push, loaded, notice, &mut gone).await;
     }
     if !gone.is_empty() {
         forget(store, clock, &loaded.id, &gone).await;
+    }
+}
+
+/// The sweeper's part when a room's "time is low" push is due ([`crate::push::reminder`]): marks
+/// the deadline reminded (once: a racing sweep finds it marked and sends nothing), then pushes
+/// `timeLow` to the away seats awaited.
+pub async fn remind<S: RoomStore>(
+    store: &S,
+    push: Option<&Push>,
+    clock: &(impl Fn() -> Millis + Sync),
+    id: &str,
+    now: Millis,
+) -> Result<(), ApiError> {
+    let mut due = None;
+    let saved = transact(
+        store,
+        &NoThinker,
+        clock,
+        Target::Load(id),
+        new_request_id()?,
+        |loaded, _, now| {
+            due = None;
+            if let Some((deadline, at)) = crate::push::reminder(&loaded.room, &loaded.presence)
+                && at <= now
+            {
+                with_room!(&mut loaded.room, r => r.remind(deadline, now));
+                due = Some(deadline);
+            }
+            Ok(())
+        },
+    )
+    .await?;
+    let (Some(push), Some(deadline)) = (push, due) else {
+        return Ok(());
+    };
+    let mut gone = Vec::new();
+    for notice in crate::push::time_low_notices(&saved.loaded, deadline, now) {
+        send_notice(push, &saved.loaded, &notice, &mut gone).await;
+    }
+    if !gone.is_empty() {
+        forget(store, clock, id, &gone).await;
+    }
+    Ok(())
+}
+
+/// Sends one notice to every subscription of its seat; the gone ones are added to `gone`.
+async fn send_notice(
+    push: &Push,
+    loaded: &Loaded,
+    notice: &crate::push::Notice,
+    gone: &mut Vec<String>,
+) {
+    let Ok(payload) = serde_json::to_vec(&notice.payload) else {
+        return;
+    };
+    let subs: Vec<PushSubscription> = with_room!(&loaded.room, r => {
+        r.subscriptions_of(&notice.player).cloned().collect()
+    });
+    for sub in &subs {
+        match push.send(sub, &payload, notice.ttl, notice.urgency).await {
+            Delivery::Sent => {
+                tracing::debug!(room = %crate::api::ids::digest_of(&loaded.id), "push sent")
+            }
+            Delivery::Gone => gone.push(sub.endpoint.clone()),
+            Delivery::Refused(why) => {
+                tracing::warn!(room = %crate::api::ids::digest_of(&loaded.id), why, "push refused");
+                gone.push(sub.endpoint.clone());
+            }
+            Delivery::Failed(why) => {
+                tracing::warn!(room = %crate::api::ids::digest_of(&loaded.id), why, "push failed");
+            }
+        }
     }
 }
 

@@ -166,6 +166,16 @@ impl Loaded {
         with_room!(&self.room, r => r.due_at(&self.presence))
     }
 
+    /// What the sweeper's index holds: [`Loaded::due_at`], or earlier the time of the room's
+    /// "time is low" push ([`crate::push::reminder`]).
+    pub fn indexed_at(&self) -> Option<Millis> {
+        let due = self.due_at();
+        match crate::push::reminder(&self.room, &self.presence) {
+            Some((_, at)) => Some(due.map_or(at, |d| d.min(at))),
+            None => due,
+        }
+    }
+
     /// The due time that had already passed when [`Loaded::catch_up`] last ran (its timeouts
     /// fired then), if one had.
     pub fn overdue_since(&self) -> Option<Millis> {
@@ -204,7 +214,7 @@ impl Loaded {
             id: self.id.clone(),
             version: self.room.version(),
             body: self.room.encode(),
-            due: self.due_at(),
+            due: self.indexed_at(),
             expires_at: self.room.expires_at(),
             presence: self
                 .presence
