@@ -264,9 +264,7 @@ impl Push {
     pub fn from_env() -> Result<Option<Push>, KeyError> {
         match std::env::var("MADANG_VAPID_PRIVATE_KEY") {
             Ok(text) if !text.trim().is_empty() => {
-                let secret = URL_SAFE_NO_PAD
-                    .decode(text.trim())
-                    .map_err(|_| KeyError::Malformed)?;
+                let secret = secret_of(text.trim())?;
                 Push::new(&secret, AllowList::from_env(), contact_from_env()).map(Some)
             }
             _ => Ok(None),
@@ -368,6 +366,19 @@ impl Push {
         .with_audience(origin_of(uri))
         .with_subject(&self.contact);
         self.key.sign(claims).map_err(|e| e.to_string())
+    }
+}
+
+/// The private key a configured text stands for: base64url of the 32-byte scalar, or any other
+/// text of at least 32 characters (the template's generated secret), whose SHA-256 is the key.
+fn secret_of(text: &str) -> Result<Vec<u8>, KeyError> {
+    match URL_SAFE_NO_PAD.decode(text) {
+        Ok(bytes) if bytes.len() == 32 => Ok(bytes),
+        _ if text.len() >= 32 => {
+            use sha2::Digest as _;
+            Ok(sha2::Sha256::digest(text.as_bytes()).to_vec())
+        }
+        _ => Err(KeyError::Malformed),
     }
 }
 
@@ -687,6 +698,14 @@ mod tests {
         let point = URL_SAFE_NO_PAD.decode(first.public_key()).unwrap();
         assert_eq!((point.len(), point[0]), (65, 4));
         assert!(Push::new(&[0; 32], AllowList::parse(""), String::new()).is_err());
+        // The template's generated secret: 64 letters and digits, hashed to the key.
+        let generated = "a".repeat(64);
+        assert_eq!(secret_of(&generated).unwrap().len(), 32);
+        assert_eq!(
+            secret_of(&URL_SAFE_NO_PAD.encode([7u8; 32])).unwrap(),
+            [7u8; 32]
+        );
+        assert!(secret_of("short").is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -60,7 +60,8 @@ async fn without_a_vapid_key_get_push_is_404_push_off() {
 }
 
 #[tokio::test]
-async fn a_slow_game_pushes_your_turn_to_the_away_seat_only_time_low_once_forgets_a_410_and_pushes_game_over() {
+async fn a_slow_game_pushes_your_turn_to_the_away_seat_only_time_low_once_forgets_a_410_and_pushes_game_over()
+ {
     let (app, store) = pushing_app().await;
     let key = app.get("/push", None).await.body["publicKey"]
         .as_str()
