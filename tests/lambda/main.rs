@@ -28,6 +28,7 @@ mod live;
 mod meter_proxy;
 mod metrics;
 mod origin;
+mod push;
 mod restore;
 mod slow;
 mod sweeper_race;
