@@ -5,6 +5,7 @@
 // the SGF download, and spectators without buttons.
 import { ask, clock, h, rematchBox, revealBox, s, serverNow, toast } from './ui.js';
 import { animateBaduk } from './motion.js';
+import { markTurn, pushControl } from './push.js';
 import { countdown } from './sound.js';
 
 const COLS = 'ABCDEFGHJKLMNOPQRST';
@@ -81,7 +82,7 @@ export function daysHours(ms) {
 }
 
 /** The 바둑 screen; `update(room)` redraws it. */
-export function badukScreen(act, client, { rematch }) {
+export function badukScreen(act, client, { rematch, session }) {
   const el = h('div', { class: 'game baduk' });
   let room = null;
   let st = null;
@@ -343,7 +344,9 @@ export function badukScreen(act, client, { rematch }) {
           : scoring ? '계가: 사석을 확인하고 동의하세요' : myTurn ? '내 차례예요' : `${COLOR_KO[st.turn]} 차례` }),
         h('div', { class: 'notices' }, notices),
         score, magnifier(), buttons,
+        pushControl(room, session?.token),
         h('p', { class: 'meta', text: `덤 ${st.komi} · ${st.moves.length}수` }), sgf));
+    markTurn(!!myTurn);
   }
 
   return {
@@ -376,6 +379,7 @@ export function badukScreen(act, client, { rematch }) {
     },
     destroy() {
       clearInterval(tick);
+      markTurn(false);
       room = null;
       byoyomiAlert(0);
     },

@@ -83,6 +83,7 @@ routes! {
     get "/manifest.webmanifest" => web::manifest,
     get "/app/{file}" => web::asset,
     get "/client/madang.js" => web::client,
+    get "/sw.js" => web::service_worker,
 }
 
 /// The whole API over `app`'s store and clock, with the limits of `app.limits` (the counters of
