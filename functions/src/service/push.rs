@@ -171,6 +171,11 @@ async fn send_notice(
     let Ok(payload) = serde_json::to_vec(&notice.payload) else {
         return;
     };
+    // Korean titles and a result line: far under the bound, which a push service's 4 KB needs.
+    if payload.len() > crate::push::MAX_PAYLOAD_BYTES {
+        tracing::warn!(room = %crate::api::ids::digest_of(&loaded.id), bytes = payload.len(), "push payload too large");
+        return;
+    }
     let subs: Vec<PushSubscription> = with_room!(&loaded.room, r => {
         r.subscriptions_of(&notice.player).cloned().collect()
     });
