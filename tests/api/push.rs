@@ -275,3 +275,32 @@ async fn a_subscription_to_a_private_address_or_an_unlisted_host_is_refused_and_
     let view = app.room(&room, Some(&host)).await.to_string();
     assert!(!view.contains("127.0.0.1:9"));
 }
+
+#[tokio::test]
+async fn starting_a_slow_game_pushes_your_turn_to_the_first_mover_when_away() {
+    let (app, _store) = pushing_app().await;
+    let key = app.get("/push", None).await.body["publicKey"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let service = PushService::start(&key);
+    // The host plays white: the guest, black, moves first.
+    let (room, host) = app
+        .create(
+            "baduk",
+            json!({"boardSize": 9, "colorAssignment": "hostWhite",
+                   "timeControl": {"kind": "correspondence", "daysPerMove": 2}}),
+            8,
+        )
+        .await;
+    let guest = app.join(&room, "손자").await;
+    assert_eq!(
+        subscribe(&app, &room, &guest, service.subscription("guest")).await,
+        StatusCode::NO_CONTENT
+    );
+    app.advance_clock(60_000).await;
+    app.act_ok(&room, &host, json!({"type": "start"})).await;
+    let got = service.wait_for("guest", 1).await;
+    assert_eq!(got[0]["payload"]["type"], "yourTurn", "{}", got[0]);
+    assert_eq!(got[0]["payload"]["body"], "상대가 기다려요. 남은 시간 2일");
+}

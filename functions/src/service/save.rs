@@ -64,7 +64,7 @@ pub struct Loaded {
 pub struct AtLoad {
     /// The people whose action the game awaited.
     pub awaited: Vec<PlayerId>,
-    /// Whether the game was over (or not started: nothing to announce).
+    /// Whether the game was over (a room not stored yet counts as over: nothing to announce).
     pub over: bool,
 }
 
@@ -72,7 +72,7 @@ impl AtLoad {
     fn of(room: &AnyRoom) -> Self {
         with_room!(room, r => AtLoad {
             awaited: r.awaited_people(),
-            over: r.game.is_none() || r.status() == madang_core::room::Status::Finished,
+            over: r.status() == madang_core::room::Status::Finished,
         })
     }
 }
