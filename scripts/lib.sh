@@ -10,7 +10,7 @@ JOBS="${JOBS:-2}"
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
 # Pinned tools. Changing a pin reinstalls that tool on the next run.
-PY_TOOLS=("moto[dynamodb]==5.2.5" "flask==3.1.3" "flask-cors==6.0.5" "cfn-lint==1.58.0"
+PY_TOOLS=("moto[dynamodb]==5.2.5" "flask==3.1.3" "flask-cors==6.0.5" "cfn-lint==1.58.0" "http-ece==1.2.1"
     "schemathesis==4.32.5")
 DYNALITE=dynalite@4.0.0
 # checkov (a scanner of CloudFormation) in a venv of its own: it pins boto3 and others at versions

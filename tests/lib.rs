@@ -12,6 +12,8 @@
 //! - [`store_proxy`]: a proxy in front of the DynamoDB emulator that counts refused writes.
 //! - [`table_json`]: a table to DynamoDB JSON and back (the restore procedure's tool).
 //! - [`overdue`]: the room with an overdue turn both sweeper races start from.
+//! - [`push_service`]: the loopback Web Push service (`push_service.py`) that checks and decrypts.
+//! - [`slow`]: slow 바둑 (the correspondence clock) over simulated weeks, on every store.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod bots;
@@ -26,7 +28,9 @@ pub mod lambda;
 pub mod live;
 pub mod live_chat;
 pub mod overdue;
+pub mod push_service;
 pub mod race;
+pub mod slow;
 #[path = "lambda/store_proxy.rs"]
 pub mod store_proxy;
 pub mod table_json;
@@ -108,7 +112,12 @@ pub fn test_limits() -> Limits {
 /// Starts the API over any store (the DynamoDB suites use this), with a background sweeper
 /// every 100 ms.
 pub async fn spawn_app_on<S: RoomStore>(store: Arc<S>) -> TestApp {
-    let app = App::new(store).with_dev(true).with_limits(test_limits());
+    spawn_app_from(App::new(store).with_dev(true).with_limits(test_limits())).await
+}
+
+/// Starts `app` (built by the caller: Web Push on, say) with a background sweeper every 100 ms
+/// that pushes as the server's does.
+pub async fn spawn_app_from<S: RoomStore>(app: App<S>) -> TestApp {
     let sweeping = app.clone();
     tokio::spawn(async move {
         loop {
@@ -116,9 +125,10 @@ pub async fn spawn_app_on<S: RoomStore>(store: Arc<S>) -> TestApp {
             // 250 ms). Tests wait for what the sweeper does (a store change), and move time on
             // the dev clock.
             tokio::time::sleep(Duration::from_millis(100)).await;
-            sweeper::sweep(
+            sweeper::sweep_pushing(
                 &*sweeping.store,
                 &*sweeping.thinker,
+                sweeping.push.as_deref(),
                 sweeping.clock.now(),
                 100,
             )

@@ -233,7 +233,7 @@ function renderRoom(state) {
     if (!state.screen || state.kind !== room.game) {
       state.screen?.destroy?.();
       state.kind = room.game;
-      state.screen = room.game === 'yut' ? yutScreen(act, { rematch }) : badukScreen(act, client, { rematch });
+      state.screen = room.game === 'yut' ? yutScreen(act, { rematch }) : badukScreen(act, client, { rematch, session });
     }
     state.screen.update(room);
     body = state.screen.el;

@@ -5,6 +5,7 @@
 // the SGF download, and spectators without buttons.
 import { ask, clock, h, rematchBox, revealBox, s, serverNow, toast } from './ui.js';
 import { animateBaduk } from './motion.js';
+import { markTurn, pushControl } from './push.js';
 import { countdown } from './sound.js';
 
 const COLS = 'ABCDEFGHJKLMNOPQRST';
@@ -65,8 +66,23 @@ function remaining(st, color, now) {
   return { main, periods, inByo, periodLeft };
 }
 
+/**
+ * Time left on a correspondence clock (a game played over days), as players say it: "2일 3시간",
+ * "5시간 12분", "12분"; under a minute, the seconds.
+ */
+export function daysHours(ms) {
+  const minutes = Math.floor(Math.max(0, ms) / 60_000);
+  const d = Math.floor(minutes / 1440);
+  const hrs = Math.floor((minutes % 1440) / 60);
+  const min = minutes % 60;
+  if (d > 0) return hrs > 0 ? `${d}일 ${hrs}시간` : `${d}일`;
+  if (hrs > 0) return min > 0 ? `${hrs}시간 ${min}분` : `${hrs}시간`;
+  if (min > 0) return `${min}분`;
+  return `${Math.ceil(Math.max(0, ms) / 1000)}초`;
+}
+
 /** The 바둑 screen; `update(room)` redraws it. */
-export function badukScreen(act, client, { rematch }) {
+export function badukScreen(act, client, { rematch, session }) {
   const el = h('div', { class: 'game baduk' });
   let room = null;
   let st = null;
@@ -246,6 +262,7 @@ export function badukScreen(act, client, { rematch }) {
         p && !p.connected && !p.bot ? h('span', { class: 'badge off', text: '연결 끊김' }) : null),
       h('span', { class: 'caps', text: `따낸 돌 ${st.captures[color]}` }),
       c.kind === 'none' ? h('span', { class: 'time', text: '시계 없음' })
+        : c.kind === 'correspondence' ? h('span', { class: 'time slow', testid: `slow-clock-${color}`, text: `남은 시간 ${daysHours(r.main)}` })
         : h('span', { class: 'time' },
           h('b', { text: r.main > 0 || c.kind !== 'byoyomi' ? clock(r.main) : `초읽기 ${Math.ceil(r.periodLeft / 1000)}` }),
           c.kind === 'byoyomi' ? h('span', { class: 'periods', role: 'img', 'aria-label': `초읽기 ${r.periods}회 남음` },
@@ -327,7 +344,9 @@ export function badukScreen(act, client, { rematch }) {
           : scoring ? '계가: 사석을 확인하고 동의하세요' : myTurn ? '내 차례예요' : `${COLOR_KO[st.turn]} 차례` }),
         h('div', { class: 'notices' }, notices),
         score, magnifier(), buttons,
+        pushControl(room, session?.token),
         h('p', { class: 'meta', text: `덤 ${st.komi} · ${st.moves.length}수` }), sgf));
+    markTurn(!!myTurn);
   }
 
   return {
@@ -360,6 +379,7 @@ export function badukScreen(act, client, { rematch }) {
     },
     destroy() {
       clearInterval(tick);
+      markTurn(false);
       room = null;
       byoyomiAlert(0);
     },

@@ -127,6 +127,8 @@ pub struct App<S> {
     pub origin: Option<Arc<crate::api::origin::OriginSecret>>,
     /// Who makes computer players' moves, off the request path ([`crate::thinker`]).
     pub thinker: Arc<dyn Thinker>,
+    /// Web Push, when the deployment has a VAPID key ([`crate::push`]); `None`: push is off.
+    pub push: Option<Arc<crate::push::Push>>,
 }
 
 impl<S> Clone for App<S> {
@@ -140,6 +142,7 @@ impl<S> Clone for App<S> {
             live: self.live.clone(),
             origin: self.origin.clone(),
             thinker: self.thinker.clone(),
+            push: self.push.clone(),
         }
     }
 }
@@ -159,6 +162,7 @@ impl<S: RoomStore> App<S> {
             live: Arc::default(),
             origin: None,
             thinker: Arc::new(thinker),
+            push: None,
         }
     }
 
@@ -197,6 +201,12 @@ impl<S> App<S> {
     /// feature).
     pub fn with_dev(mut self, dev: bool) -> Self {
         self.dev = dev && cfg!(feature = "dev");
+        self
+    }
+
+    /// Turns Web Push on with `push` (`None`: off, `GET /push` answers 404 `PUSH_OFF`).
+    pub fn with_push(mut self, push: Option<crate::push::Push>) -> Self {
+        self.push = push.map(Arc::new);
         self
     }
 

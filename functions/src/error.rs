@@ -86,6 +86,9 @@ pub enum ApiError {
     /// try again.
     #[error("방이 너무 자주 바뀌고 있어요. 잠시 후 다시 시도해 주세요.")]
     Busy,
+    /// Web Push is not configured on this deployment (404 `PUSH_OFF`).
+    #[error("이 서버는 알림을 보내지 않아요.")]
+    PushOff,
     /// A create found its room id taken (only a rematch, whose id is derived, expects this).
     #[error("방이 이미 있어요.")]
     RoomExists,
@@ -161,6 +164,7 @@ impl ApiError {
             ApiError::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "STORE_UNAVAILABLE"),
             ApiError::Busy => (StatusCode::SERVICE_UNAVAILABLE, "ROOM_BUSY"),
             ApiError::RoomExists => (StatusCode::CONFLICT, "ROOM_EXISTS"),
+            ApiError::PushOff => (StatusCode::NOT_FOUND, "PUSH_OFF"),
             ApiError::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL"),
         }
     }

@@ -26,6 +26,7 @@ pub mod error;
 pub mod limits;
 pub mod live;
 pub mod metrics;
+pub mod push;
 pub mod serve;
 pub mod service;
 pub mod sweeper;

@@ -28,6 +28,8 @@ pub struct SweepReport {
     pub timeouts_fired: u64,
     /// Rooms whose indexed due time was early and was moved to the exact one.
     pub reindexed: usize,
+    /// Rooms whose "time is low" push was due (Web Push, [`crate::push::reminder`]).
+    pub reminded: usize,
     /// Rooms a player's request changed while the sweeper looked (their request did the work).
     pub lost_races: usize,
     /// Rooms that could not be read or written (logged; retried on the next sweep).
@@ -47,8 +49,20 @@ pub async fn sweep<S: RoomStore>(
     now: Millis,
     limit: usize,
 ) -> SweepReport {
+    sweep_pushing(store, thinker, None, now, limit).await
+}
+
+/// [`sweep`], sending the Web Push the fired timeouts call for with `push` (a seat whose turn
+/// came, the game's end: [`crate::push::notices`]).
+pub async fn sweep_pushing<S: RoomStore>(
+    store: &S,
+    thinker: &dyn Thinker,
+    push: Option<&crate::push::Push>,
+    now: Millis,
+    limit: usize,
+) -> SweepReport {
     let mut lag = 0;
-    let report = sweep_rooms(store, thinker, now, limit, &mut lag).await;
+    let report = sweep_rooms(store, thinker, push, now, limit, &mut lag).await;
     if report.errors == 0 || report.visited > 0 {
         metrics::record(Metric::SweeperLag(std::time::Duration::from_millis(lag)));
     }
@@ -60,6 +74,7 @@ pub async fn sweep<S: RoomStore>(
 async fn sweep_rooms<S: RoomStore>(
     store: &S,
     thinker: &dyn Thinker,
+    push: Option<&crate::push::Push>,
     now: Millis,
     limit: usize,
     lag: &mut Millis,
@@ -77,7 +92,7 @@ async fn sweep_rooms<S: RoomStore>(
         report.visited += 1;
         // Boxed: the save path's future is deep, and nesting it in this loop's future overflows
         // the compiler's layout recursion on the Lambda binary. One allocation per room.
-        match Box::pin(sweep_room(store, thinker, &id, now)).await {
+        match Box::pin(sweep_room(store, thinker, push, &id, now)).await {
             Ok(Swept::Fired(n, overdue_since)) => {
                 *lag = (*lag).max(now.saturating_sub(overdue_since.unwrap_or(now)));
                 report.rooms_fired += 1;
@@ -85,6 +100,7 @@ async fn sweep_rooms<S: RoomStore>(
                 tracing::info!(room = %crate::api::ids::digest_of(&id), fired = n, "timeouts fired");
             }
             Ok(Swept::Reindexed) => report.reindexed += 1,
+            Ok(Swept::Reminded) => report.reminded += 1,
             Ok(Swept::Nothing) => {}
             Ok(Swept::LostRace) => report.lost_races += 1,
             // Expired or deleted since the index listed it.
@@ -102,6 +118,8 @@ enum Swept {
     /// Timeouts fired, and the due time that had passed.
     Fired(u64, Option<Millis>),
     Reindexed,
+    /// The room's "time is low" push went out.
+    Reminded,
     /// A player's save landed between the sweeper's load and its reindex (that save moved the
     /// index itself).
     LostRace,
@@ -111,6 +129,7 @@ enum Swept {
 async fn sweep_room<S: RoomStore>(
     store: &S,
     thinker: &dyn Thinker,
+    push: Option<&crate::push::Push>,
     id: &str,
     now: Millis,
 ) -> Result<Swept, ApiError> {
@@ -132,12 +151,20 @@ async fn sweep_room<S: RoomStore>(
     )
     .await?;
     if saved.outcome.0 > 0 {
+        crate::service::push::deliver(store, push, &|| now, &saved.loaded, now).await;
         return Ok(Swept::Fired(saved.outcome.0, saved.outcome.1));
+    }
+    // Nothing fired; the "time is low" push may be due (its own save moves the index on).
+    if crate::push::reminder(&saved.loaded.room, &saved.loaded.presence)
+        .is_some_and(|(_, at)| at <= now)
+    {
+        crate::service::push::remind(store, push, &|| now, id, now).await?;
+        return Ok(Swept::Reminded);
     }
     // Nothing was due yet: the index held an early time (stores index lazily, or a player
     // reconnected). Move it to the exact time so the room is not visited again before then.
     let loaded = saved.loaded;
-    let exact = loaded.due_at();
+    let exact = loaded.indexed_at();
     if exact == loaded.indexed_due() {
         return Ok(Swept::Nothing);
     }

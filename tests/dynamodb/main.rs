@@ -15,6 +15,7 @@ mod chat;
 mod cost;
 mod exactly_once;
 mod sdk_retry;
+mod slow;
 mod sweeper_race;
 
 use std::sync::Arc;

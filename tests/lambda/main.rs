@@ -28,7 +28,9 @@ mod live;
 mod meter_proxy;
 mod metrics;
 mod origin;
+mod push;
 mod restore;
+mod slow;
 mod sweeper_race;
 
 use std::sync::Arc;

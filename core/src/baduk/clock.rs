@@ -1,4 +1,5 @@
-//! Game clocks (§8.2, §8.5): byoyomi, Fischer, or none (an idle limit).
+//! Game clocks (§8.2, §8.5): byoyomi, Fischer, correspondence (days per move), or none (an idle
+//! limit).
 
 use serde::{Deserialize, Serialize};
 
@@ -29,8 +30,14 @@ impl Clock {
     /// Fresh clocks for `options`, the first turn starting at `now`.
     pub fn new(options: &BadukOptions, now: Millis) -> Self {
         let periods = u8::try_from(options.time_control.periods).unwrap_or(u8::MAX);
+        // Correspondence: `mainMs` is the time of one move, given afresh at every turn.
+        let main = if options.is_correspondence() {
+            options.per_move_ms()
+        } else {
+            options.main_ms()
+        };
         Clock {
-            main_ms: ByColor::both(options.main_ms()),
+            main_ms: ByColor::both(main),
             periods_left: ByColor::both(periods),
             in_byoyomi: ByColor::both(false),
             turn_started_at: now,
@@ -47,6 +54,7 @@ impl Clock {
                 start + self.main_ms.get(color) + periods * options.period_ms()
             }
             ClockKind::Fischer => start + self.main_ms.get(color),
+            ClockKind::Correspondence => start + options.per_move_ms(),
             ClockKind::None => start + u64::from(options.idle_limit_sec) * 1000,
         }
     }
@@ -87,6 +95,13 @@ impl Clock {
                 let inc = u64::from(options.time_control.inc_sec) * 1000;
                 *self.main_ms.get_mut(color) = bank - elapsed + inc;
             }
+            ClockKind::Correspondence => {
+                // The days do not add up: every turn starts with the whole allowance again.
+                if elapsed > options.per_move_ms() {
+                    return Err(Expired);
+                }
+                *self.main_ms.get_mut(color) = options.per_move_ms();
+            }
             ClockKind::None => {
                 if elapsed > u64::from(options.idle_limit_sec) * 1000 {
                     return Err(Expired);
@@ -124,5 +139,23 @@ mod tests {
         c.charge(Color::Black, &o, 5_000).unwrap();
         assert_eq!(c.main_ms.black, 65_000);
         assert_eq!(c.charge(Color::White, &o, 5_000 + 60_001), Err(Expired));
+    }
+
+    #[test]
+    fn correspondence_gives_each_move_its_days_afresh() {
+        use crate::baduk::options::DAY_MS;
+        let o: BadukOptions = serde_json::from_str(
+            r#"{"timeControl": {"kind": "correspondence", "daysPerMove": 2}}"#,
+        )
+        .unwrap();
+        let mut c = Clock::new(&o, 0);
+        assert_eq!(c.main_ms, ByColor::both(2 * DAY_MS));
+        assert_eq!(c.deadline(Color::Black, &o), 2 * DAY_MS);
+        // Black takes almost two days; white still gets two whole days.
+        c.charge(Color::Black, &o, 2 * DAY_MS).unwrap();
+        assert_eq!(c.main_ms.black, 2 * DAY_MS);
+        assert_eq!(c.deadline(Color::White, &o), 4 * DAY_MS);
+        assert_eq!(c.charge(Color::White, &o, 4 * DAY_MS + 1), Err(Expired));
+        assert_eq!(c.turn_started_at, 2 * DAY_MS, "unchanged on Err");
     }
 }

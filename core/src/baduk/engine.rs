@@ -146,7 +146,7 @@ impl Game for Baduk {
             Phase::Scoring => state
                 .marks
                 .as_ref()
-                .map(|m| m.started_at + u64::from(state.options.scoring_deadline_sec) * 1000),
+                .map(|m| m.started_at + state.options.scoring_deadline_ms()),
             Phase::Finished => None,
         }
     }
@@ -164,9 +164,12 @@ impl Game for Baduk {
         }
     }
 
+    /// None under a correspondence clock: a player of a game played over days is away most of
+    /// the time, and only the clock decides.
     fn disconnect_grace(state: &BadukState) -> Option<Millis> {
         match state.phase {
             Phase::Finished => None,
+            _ if state.options.is_correspondence() => None,
             _ => Some(u64::from(state.options.disconnect_grace_sec) * 1000),
         }
     }

@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use crate::game::OptionsError;
 
+/// One day in milliseconds.
+pub const DAY_MS: u64 = 24 * 3600 * 1000;
+
 /// How the game is counted (§6).
 #[derive(
     Clone,
@@ -98,6 +101,9 @@ pub enum ClockKind {
     Byoyomi,
     /// Main time plus an increment per move.
     Fischer,
+    /// A game played over days (correspondence): every move has `daysPerMove` days, which do
+    /// not add up from move to move.
+    Correspondence,
 }
 
 /// `timeControl` (§2).
@@ -114,6 +120,24 @@ pub struct TimeControl {
     pub periods: u32,
     /// Fischer increment per move, 0–30 seconds.
     pub inc_sec: u32,
+    /// Correspondence: days for each move, 1, 2, 3 or 7 (default 1).
+    #[serde(deserialize_with = "days_per_move_since_format_7")]
+    pub days_per_move: u32,
+}
+
+/// `daysPerMove`, which the stored format 7 added: a room stored before reads the default (its
+/// clock is not a correspondence one anyway). Any other decode reads the field as usual.
+fn days_per_move_since_format_7<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    if crate::room::reading_before(7) {
+        Ok(TimeControl::DEFAULT_DAYS_PER_MOVE)
+    } else {
+        u32::deserialize(d)
+    }
+}
+
+impl TimeControl {
+    /// `daysPerMove` when a correspondence clock does not say: one day, 하루에 한 수.
+    pub const DEFAULT_DAYS_PER_MOVE: u32 = 1;
 }
 
 impl Default for TimeControl {
@@ -124,6 +148,7 @@ impl Default for TimeControl {
             period_sec: 30,
             periods: 3,
             inc_sec: 10,
+            days_per_move: TimeControl::DEFAULT_DAYS_PER_MOVE,
         }
     }
 }
@@ -342,6 +367,8 @@ impl BadukOptions {
     pub const PERIODS: (u32, u32) = (1, 5);
     /// Bounds of the Fischer increment in seconds.
     pub const INC_SEC: (u32, u32) = (0, 30);
+    /// Allowed days per move of a correspondence clock.
+    pub const DAYS_PER_MOVE: [u32; 4] = [1, 2, 3, 7];
     /// Allowed idle limits in seconds (no clock).
     pub const IDLE_LIMIT_SECS: [u32; 2] = [300, 600];
     /// Allowed dead-stone agreement times in seconds.
@@ -390,6 +417,12 @@ impl BadukOptions {
         one_of("timeControl.periodSec", tc.period_sec, &Self::PERIOD_SECS)?;
         within("timeControl.periods", tc.periods, Self::PERIODS)?;
         within("timeControl.incSec", tc.inc_sec, Self::INC_SEC)?;
+        if !Self::DAYS_PER_MOVE.contains(&tc.days_per_move) {
+            return Err(OptionsError::new(
+                "timeControl.daysPerMove",
+                "느린 대국은 한 수에 1일, 2일, 3일, 7일 중 하나만 고를 수 있어요.",
+            ));
+        }
         if tc.kind == ClockKind::Fischer && self.main_ms() == 0 && tc.inc_sec == 0 {
             return Err(OptionsError::new(
                 "timeControl.mainSec",
@@ -454,6 +487,27 @@ impl BadukOptions {
     /// One byoyomi period in milliseconds.
     pub fn period_ms(&self) -> u64 {
         u64::from(self.time_control.period_sec) * 1000
+    }
+
+    /// Whether the clock is a correspondence one (a game played over days).
+    pub fn is_correspondence(&self) -> bool {
+        self.time_control.kind == ClockKind::Correspondence
+    }
+
+    /// The time of one move under a correspondence clock (`daysPerMove` days), in milliseconds.
+    pub fn per_move_ms(&self) -> u64 {
+        u64::from(self.time_control.days_per_move) * DAY_MS
+    }
+
+    /// How long the dead-stone agreement may take: `scoringDeadlineSec`, or under a
+    /// correspondence clock the time of one move (nobody answers within minutes in a game played
+    /// over days).
+    pub fn scoring_deadline_ms(&self) -> u64 {
+        if self.is_correspondence() {
+            self.per_move_ms()
+        } else {
+            u64::from(self.scoring_deadline_sec) * 1000
+        }
     }
 
     /// The side that moves first: white with handicap (B5), black otherwise.
@@ -530,9 +584,35 @@ mod tests {
             "timeControl.incSec"
         );
         assert_eq!(bad(r#"{"idleLimitSec": 100}"#), "idleLimitSec");
+        assert_eq!(
+            bad(r#"{"timeControl": {"kind": "correspondence", "daysPerMove": 5}}"#),
+            "timeControl.daysPerMove"
+        );
+        assert_eq!(
+            bad(r#"{"timeControl": {"daysPerMove": 0}}"#),
+            "timeControl.daysPerMove"
+        );
         assert_eq!(bad(r#"{"scoringDeadlineSec": 100}"#), "scoringDeadlineSec");
         assert_eq!(bad(r#"{"disconnectGraceSec": 10}"#), "disconnectGraceSec");
         assert!(BadukOptions::default().validate().is_ok());
+    }
+
+    #[test]
+    fn a_correspondence_clock_reads_its_days_and_defaults_to_one() {
+        let o = parse(r#"{"timeControl": {"kind": "correspondence", "daysPerMove": 7}}"#);
+        assert!(o.is_correspondence());
+        assert_eq!(o.per_move_ms(), 7 * DAY_MS);
+        assert_eq!(o.scoring_deadline_ms(), 7 * DAY_MS);
+        assert!(o.validate().is_ok());
+        let o = parse(r#"{"timeControl": {"kind": "correspondence"}}"#);
+        assert_eq!(o.time_control.days_per_move, 1);
+        for days in BadukOptions::DAYS_PER_MOVE {
+            let json = format!(
+                r#"{{"timeControl": {{"kind": "correspondence", "daysPerMove": {days}}}}}"#
+            );
+            assert!(parse(&json).validate().is_ok(), "{days}");
+        }
+        assert_eq!(BadukOptions::default().scoring_deadline_ms(), 180_000);
     }
 
     #[test]

@@ -45,7 +45,15 @@ impl BadukOptions {
         quick
     }
 
-    /// The presets (기본 규칙, 초보 모드, 빠른 판), then every option with its values, their
+    /// 느린 대국: 19줄, 하루에 한 수 (a correspondence clock of one day a move).
+    pub fn slow() -> BadukOptions {
+        let mut slow = BadukOptions::default();
+        slow.time_control.kind = ClockKind::Correspondence;
+        slow.time_control.days_per_move = 1;
+        slow
+    }
+
+    /// The presets (기본 규칙, 초보 모드, 빠른 판, 느린 대국), then every option with its values, their
     /// Korean labels and default (nested keys dotted), and the constraints between them and the
     /// head count.
     pub fn schema() -> GameSchema {
@@ -122,8 +130,17 @@ impl BadukOptions {
                     "시계 없음",
                     "기본 시간 + 초읽기",
                     "한 수마다 시간 더하기(피셔)",
+                    "느린 대국(한 수에 며칠)",
                 ],
             ),
+            spec(
+                "timeControl.daysPerMove",
+                "느린 대국: 한 수에",
+                TIME,
+                Values::one_of(Self::DAYS_PER_MOVE),
+                &["하루", "이틀", "사흘", "일주일"],
+            )
+            .help("느린 대국에서만 쓰여요. 차례마다 이만큼 기다려요."),
             spec(
                 "timeControl.mainSec",
                 "기본 시간(초)",
@@ -170,6 +187,7 @@ impl BadukOptions {
                 Values::one_of(Self::SCORING_DEADLINE_SECS),
                 &["2분", "3분", "5분"],
             )
+            .help("느린 대국에서는 한 수의 시간만큼이에요.")
             .advanced(),
             spec(
                 "disconnectGraceSec",
@@ -178,6 +196,7 @@ impl BadukOptions {
                 Values::one_of(Self::DISCONNECT_GRACE_SECS),
                 &["1분", "2분", "5분"],
             )
+            .help("느린 대국에서는 기다리지 않아요. 시계만 봐요.")
             .advanced(),
             spec(
                 "scoring",
@@ -271,6 +290,12 @@ impl BadukOptions {
                 "빠른 판",
                 "9줄, 기본 1분에 20초 초읽기 세 번.",
                 BadukOptions::quick(),
+            ),
+            (
+                "slow",
+                "느린 대국",
+                "하루에 한 수. 19줄, 며칠에 걸쳐 두는 대국이에요.",
+                BadukOptions::slow(),
             ),
         ]
         .into_iter()

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use super::Baduk;
 use super::color::Color;
-use super::options::{BadukOptions, ScoringMethod};
+use super::options::{BadukOptions, ClockKind, ScoringMethod};
 use super::point::Point;
 use super::position::Played;
 use super::result::EndReason;
@@ -32,9 +32,28 @@ fn number(value: f64) -> String {
     }
 }
 
+/// The clock as SGF's `TM` (main time in seconds, per player) and `OT` (the overtime, free
+/// text): byo-yomi `TM[1200]OT[3x30 byo-yomi]`, Fischer `TM[600]OT[Fischer +10s/move]`, and a
+/// correspondence clock, which has no main time to give `TM`, only `OT[3 days per move]`. No
+/// clock: neither.
+fn time_properties(options: &BadukOptions) -> String {
+    let tc = &options.time_control;
+    let main = options.main_ms() / 1000;
+    match tc.kind {
+        ClockKind::Byoyomi => format!("TM[{main}]OT[{}x{} byo-yomi]", tc.periods, tc.period_sec),
+        ClockKind::Fischer => format!("TM[{main}]OT[Fischer +{}s/move]", tc.inc_sec),
+        ClockKind::Correspondence => {
+            let days = tc.days_per_move;
+            let unit = if days == 1 { "day" } else { "days" };
+            format!("OT[{days} {unit} per move]")
+        }
+        ClockKind::None => String::new(),
+    }
+}
+
 /// The game as an SGF record: `FF[4] GM[1] SZ KM HA` and the handicap stones `AB`, `RU`,
-/// `PB`/`PW`, `DT` (as given, e.g. `2026-11-29`), `RE` once finished, then every move and pass
-/// (`B[]`/`W[]`). Works for any state, finished or not.
+/// `TM`/`OT` (the clock), `PB`/`PW`, `DT` (as given, e.g. `2026-11-29`), `RE` once finished,
+/// then every move and pass (`B[]`/`W[]`). Works for any state, finished or not.
 pub fn export(state: &BadukState, black_name: &str, white_name: &str, date: &str) -> String {
     let options = state.options();
     let size = options.size();
@@ -58,7 +77,8 @@ pub fn export(state: &BadukState, black_name: &str, white_name: &str, date: &str
     };
     let _ = write!(
         out,
-        "RU[{rules}]PB[{}]PW[{}]DT[{}]",
+        "RU[{rules}]{}PB[{}]PW[{}]DT[{}]",
+        time_properties(options),
         escape(black_name),
         escape(white_name),
         escape(date)
@@ -123,6 +143,10 @@ pub struct SgfRecord {
     pub result: Option<String>,
     /// `RU`.
     pub rules: Option<String>,
+    /// `TM` (seconds), if given.
+    pub time_limit: Option<f64>,
+    /// `OT`, if given.
+    pub overtime: Option<String>,
     /// The concatenated `C` comments of the main line.
     pub comments: String,
     /// Game trees in the file (only the first is read).
@@ -294,6 +318,8 @@ pub fn parse(text: &str) -> Result<SgfRecord, SgfError> {
                 "PW" => record.white_name = Some(first.to_owned()),
                 "RE" => record.result = Some(first.to_owned()),
                 "RU" => record.rules = Some(first.to_owned()),
+                "TM" => record.time_limit = first.trim().parse().ok(),
+                "OT" => record.overtime = Some(first.to_owned()),
                 "C" => {
                     record.comments.push_str(first);
                     record.comments.push('\n');
@@ -358,6 +384,28 @@ mod tests {
         assert_eq!(r.black_name.as_deref(), Some("x"));
         assert!(parse("not sgf").is_err());
         assert!(parse("(;C[open").is_err());
+    }
+
+    #[test]
+    fn the_clock_is_written_as_tm_and_ot_and_read_back() {
+        let with = |json: &str| time_properties(&serde_json::from_str(json).unwrap());
+        assert_eq!(with("{}"), "TM[1200]OT[3x30 byo-yomi]");
+        assert_eq!(
+            with(r#"{"boardSize": 9, "timeControl": {"kind": "fischer"}}"#),
+            "TM[180]OT[Fischer +10s/move]"
+        );
+        assert_eq!(
+            with(r#"{"timeControl": {"kind": "correspondence", "daysPerMove": 3}}"#),
+            "OT[3 days per move]"
+        );
+        assert_eq!(
+            with(r#"{"timeControl": {"kind": "correspondence"}}"#),
+            "OT[1 day per move]"
+        );
+        assert_eq!(with(r#"{"timeControl": {"kind": "none"}}"#), "");
+        let r = parse("(;SZ[19]TM[1200]OT[3x30 byo-yomi])").unwrap();
+        assert_eq!(r.time_limit, Some(1200.0));
+        assert_eq!(r.overtime.as_deref(), Some("3x30 byo-yomi"));
     }
 
     #[test]

@@ -59,6 +59,9 @@ pub fn rule_summary(o: &BadukOptions) -> String {
                 o.time_control.inc_sec
             )
         }
+        ClockKind::Correspondence => {
+            format!("느린 대국(한 수에 {}일)", o.time_control.days_per_move)
+        }
         ClockKind::None => format!(
             "시간 제한 없음(무응답 {})",
             minutes_seconds(u64::from(o.idle_limit_sec) * 1000)
@@ -81,6 +84,18 @@ mod tests {
         assert_eq!(
             rule_summary(&BadukOptions::default()),
             "19줄 · 집 계산(한국식) · 덤 6.5 · 동형 반복 금지 · 초읽기 20분 + 30초×3 · 무르기 3번"
+        );
+    }
+
+    #[test]
+    fn a_correspondence_clock_reads_as_days_per_move() {
+        let o: BadukOptions = serde_json::from_str(
+            r#"{"timeControl": {"kind": "correspondence", "daysPerMove": 3}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            rule_summary(&o),
+            "19줄 · 집 계산(한국식) · 덤 6.5 · 동형 반복 금지 · 느린 대국(한 수에 3일) · 무르기 3번"
         );
     }
 

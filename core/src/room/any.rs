@@ -72,12 +72,15 @@ macro_rules! with_room {
 // 5: both games' options gained `chat` (DESIGN "Chat"), and members carry their
 //    computer-player level (`addBot`).
 // 6: 바둑 state counts each player's resumes from the scoring phase (ruling B7).
-pub const FORMAT: u8 = 6;
+// 7: 바둑 `timeControl` gained `daysPerMove` (the correspondence clock), and rooms their seats'
+//    Web Push subscriptions (`push`).
+pub const FORMAT: u8 = 7;
 
 /// The oldest layout [`AnyRoom::decode`] still reads. Format 4 is the release before chat and
-/// computer players, format 5 the one before ruling B7: a deployment upgraded in the middle of
-/// a game keeps its rooms, which read with the fields added since at their defaults (`chat:
-/// on`, no bots, no resumes used).
+/// computer players, format 5 the one before ruling B7, format 6 the one before the
+/// correspondence clock: a deployment upgraded in the middle of a game keeps its rooms, which
+/// read with the fields added since at their defaults (`chat: on`, no bots, no resumes used,
+/// `daysPerMove: 1`).
 pub const OLDEST_FORMAT: u8 = 4;
 
 thread_local! {
@@ -104,6 +107,21 @@ where
     T: Deserialize<'de> + Default,
 {
     added_in(6, d)
+}
+
+/// Deserializes a field that format 7 added (as [`since_format_5`]).
+pub(crate) fn since_format_7<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    added_in(7, d)
+}
+
+/// Whether the decode under way reads a layout older than `format` (a field `format` added is
+/// absent from its bytes). For fields whose default is not their type's `Default`.
+pub(crate) fn reading_before(format: u8) -> bool {
+    READING.get() < format
 }
 
 fn added_in<'de, D, T>(format: u8, d: D) -> Result<T, D::Error>

@@ -18,6 +18,7 @@ mod ledger;
 mod lobby;
 mod name;
 mod poll;
+mod push;
 mod version;
 mod view;
 
@@ -27,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 pub use any::{AnyBotChoice, AnyRoom, DecodeError, FORMAT, GameKind, OLDEST_FORMAT};
-pub(crate) use any::{since_format_5, since_format_6};
+pub(crate) use any::{reading_before, since_format_5, since_format_6};
 use bot::Due;
 pub use bot::{BOT_THINK_MAX_MS, BOT_THINK_MIN_MS, BotChoice, bot_name};
 pub use error::{ErrorKind, RoomError};
@@ -41,6 +42,7 @@ pub use poll::{
     AFTER_DEADLINE_MS, POLL_AWAITED_MS, POLL_FINISHED_MS, POLL_MIN_MS, POLL_SOON_MS,
     POLL_SPECTATOR_MS,
 };
+pub use push::{MAX_ENDPOINT_LEN, MAX_PUSH_PER_SEAT, PushSubscription};
 pub use version::Version;
 pub use view::{PlayerView, ResultView, RoomView, Status};
 
@@ -175,6 +177,13 @@ pub struct Room<G: Game> {
     pub barred: Vec<u64>,
     /// The rematch lobby of this finished game (한 판 더), once someone asked for it.
     pub rematch: Option<String>,
+    /// The seats' Web Push subscriptions ([`PushSubscription`]), at most [`MAX_PUSH_PER_SEAT`]
+    /// a seat; never shown in a view.
+    #[serde(deserialize_with = "any::since_format_7")]
+    pub push: Vec<PushSubscription>,
+    /// The deadline whose "time is low" push went out (`timeLow`, once per deadline).
+    #[serde(deserialize_with = "any::since_format_7")]
+    pub reminded: Option<Millis>,
 }
 
 impl<G: Game> std::fmt::Debug for Room<G> {
@@ -216,6 +225,8 @@ impl<G: Game> Room<G> {
             ledger: Ledger::default(),
             barred: Vec::new(),
             rematch: None,
+            push: Vec::new(),
+            reminded: None,
         };
         let host = room.seat_new_member(host_name, host_token, 0, now);
         room.host = host.clone();
@@ -558,6 +569,13 @@ impl<G: Game> Room<G> {
         };
         let options = G::rematch_options(&self.options);
         G::validate_options(&options, None).map_err(RoomError::InvalidOptions)?;
+        // The seats come along, and so do their push subscriptions.
+        let push = self
+            .push
+            .iter()
+            .filter(|s| seats.iter().any(|m| m.id == s.player))
+            .cloned()
+            .collect();
         Ok(Room {
             id,
             version: 1,
@@ -572,6 +590,8 @@ impl<G: Game> Room<G> {
             ledger: Ledger::default(),
             barred: self.barred.clone(),
             rematch: None,
+            push,
+            reminded: None,
         })
     }
 

@@ -7,6 +7,7 @@ mod support;
 
 mod audit;
 mod baduk_checklist;
+mod baduk_correspondence;
 mod baduk_engine;
 mod baduk_limits;
 mod baduk_props;

@@ -14,6 +14,7 @@ mod games;
 pub mod ids;
 mod openapi;
 pub mod origin;
+pub mod push;
 pub mod requests;
 mod rooms;
 pub mod strict;
@@ -66,6 +67,9 @@ routes! {
     post "/rooms/{id}/chat/mute" => chat::mute,
     get "/rooms/{id}/sgf" => rooms::sgf,
     get "/games/{kind}" => games::schema,
+    get "/push" => push::key,
+    put "/rooms/{id}/push" => push::put,
+    delete "/rooms/{id}/push" => push::delete,
     get "/openapi.json" => openapi::document,
     get "/healthz" => rooms::healthz,
     // Test support: compiled only with the `dev` feature (a release build answers 404).
@@ -79,6 +83,7 @@ routes! {
     get "/manifest.webmanifest" => web::manifest,
     get "/app/{file}" => web::asset,
     get "/client/madang.js" => web::client,
+    get "/sw.js" => web::service_worker,
 }
 
 /// The whole API over `app`'s store and clock, with the limits of `app.limits` (the counters of

@@ -37,7 +37,15 @@ pub const PROBLEM_CODES: &[(u16, &[&str])] = &[
     (401, &["UNAUTHORIZED"]),
     // EDGE_ONLY: behind a CDN, a request that did not come through it (`api::origin`).
     (403, &["NOT_HOST", "NOT_A_PLAYER", "KICKED", "EDGE_ONLY"]),
-    (404, &["ROOM_NOT_FOUND", "NOT_AVAILABLE", "NO_SUCH_ROUTE"]),
+    (
+        404,
+        &[
+            "ROOM_NOT_FOUND",
+            "NOT_AVAILABLE",
+            "NO_SUCH_ROUTE",
+            "PUSH_OFF",
+        ],
+    ),
     (408, &["REQUEST_TIMEOUT"]),
     (409, &["VERSION_CONFLICT", "ROOM_EXISTS"]),
     (413, &["PAYLOAD_TOO_LARGE"]),
@@ -69,6 +77,7 @@ pub const PROBLEM_CODES: &[(u16, &[&str])] = &[
             "NO_BOTS",
             "BAD_BOT_LEVEL",
             "ONLY_BOTS",
+            "INVALID_SUBSCRIPTION",
             // 윷놀이.
             "NOT_A_PLAYER",
             "ALREADY_OUT",
@@ -587,7 +596,10 @@ fn operation(method: &str, path: &str) -> Option<Value> {
                 m
             }, &[400, 404, 429]),
         }),
-        _ => return super::chat::operation(method, path, problems),
+        _ => {
+            return super::chat::operation(method, path, problems)
+                .or_else(|| super::push::operation(method, path, problems));
+        }
     };
     Some(op)
 }
@@ -654,6 +666,7 @@ pub fn openapi_document() -> Value {
         schemas.extend(extra);
     }
     schemas.extend(super::chat::schemas());
+    schemas.extend(super::push::schemas());
     let all_codes: Vec<&str> = {
         let mut codes: Vec<&str> = PROBLEM_CODES
             .iter()

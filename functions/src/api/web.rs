@@ -34,10 +34,13 @@ pub const PATHS: &[&str] = &[
     "/manifest.webmanifest",
     "/app/{file}",
     "/client/madang.js",
+    "/sw.js",
 ];
 
 const INDEX_HTML: &str = include_str!("../../../web/index.html");
 const CLIENT_JS: &str = include_str!("../../../clients/js/src/madang.js");
+/// The Web Push service worker, served at the root so that its scope is the whole app.
+const SW_JS: &str = include_str!("../../../web/sw.js");
 
 /// The app's files under `/app/`, with their media types.
 const ASSETS: &[(&str, &str, &str)] = &[
@@ -55,6 +58,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("rules.js", JS, include_str!("../../../web/rules.js")),
     ("sound.js", JS, include_str!("../../../web/sound.js")),
     ("motion.js", JS, include_str!("../../../web/motion.js")),
+    ("push.js", JS, include_str!("../../../web/push.js")),
     (
         "qrcode.mjs",
         JS,
@@ -162,6 +166,7 @@ static FILES: LazyLock<Vec<(&'static str, File)>> = LazyLock::new(|| {
     let mut files = vec![
         ("/", File::new(HTML, INDEX_HTML.as_bytes())),
         ("/client/madang.js", File::new(JS, CLIENT_JS.as_bytes())),
+        ("/sw.js", File::new(JS, SW_JS.as_bytes())),
         (
             "/manifest.webmanifest",
             File::new(MANIFEST_TYPE, MANIFEST.as_bytes()),
@@ -506,6 +511,16 @@ pub async fn client<S: RoomStore>(
     request: HeaderMap,
 ) -> Result<Response, ApiError> {
     lookup("/client/madang.js")
+        .map(|file| respond(file, &request))
+        .ok_or(ApiError::NotAvailable("그런 파일은 없어요."))
+}
+
+/// `GET /sw.js`: the Web Push service worker (at the root: its scope is the whole app).
+pub async fn service_worker<S: RoomStore>(
+    State(_app): State<App<S>>,
+    request: HeaderMap,
+) -> Result<Response, ApiError> {
+    lookup("/sw.js")
         .map(|file| respond(file, &request))
         .ok_or(ApiError::NotAvailable("그런 파일은 없어요."))
 }

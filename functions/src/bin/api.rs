@@ -78,7 +78,9 @@ async fn main() -> Result<(), lambda_http::Error> {
         .with_dev(dev)
         .with_limits(limits)
         .with_origin(origin)
-        .with_live(Live::new(live_url, 0));
+        .with_live(Live::new(live_url, 0))
+        // Web Push when the deployment gives a VAPID key (MADANG_VAPID_PRIVATE_KEY).
+        .with_push(madang_functions::push::Push::from_env()?);
     // Computer players' moves are the bot function's (`MADANG_BOT_FUNCTION`): a save that makes
     // one due invokes it asynchronously. Without it (a deployment that has none), this
     // environment would search in-process, after its answers, on one blocking thread.

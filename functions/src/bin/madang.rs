@@ -37,6 +37,7 @@ use std::time::Duration;
 use madang_functions::api::origin::OriginSecret;
 use madang_functions::app::Limits;
 use madang_functions::live::{Live, LiveUrl};
+use madang_functions::push::Push;
 use madang_functions::telemetry::{self, LogFormat};
 use madang_functions::thinker::LocalThinker;
 use madang_functions::{App, RoomStore, ServeConfig, router, shutdown_signal, sweeper};
@@ -68,6 +69,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Which pages may open `GET /live` (MADANG_ALLOWED_ORIGINS), its send timeout, and the
     // `liveUrl` views name (MADANG_LIVE_URL).
     let live = Live::from_env()?.with_url(LiveUrl::from_env()?);
+    // Web Push: the VAPID key made once into the data directory (MADANG_VAPID_PRIVATE_KEY wins).
+    std::fs::create_dir_all(&data)?;
+    let push = Push::load_or_create(&data)?;
     match std::env::var("MADANG_STORE").as_deref() {
         Ok("dynamodb") => {
             let table = std::env::var("MADANG_TABLE").unwrap_or_else(|_| "madang-rooms".into());
@@ -80,6 +84,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .with_limits(limits)
                 .with_origin(origin)
                 .with_live(live)
+                .with_push(Some(push))
                 .with_bot_threads(bot_threads);
             serve(app, addr, config, Duration::from_secs(1)).await
         }
@@ -98,6 +103,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .with_limits(limits)
                 .with_origin(origin)
                 .with_live(live)
+                .with_push(Some(push))
                 .with_bot_threads(bot_threads);
             serve(app, addr, config, SWEEP_EVERY).await
         }
@@ -130,6 +136,13 @@ async fn sweep_forever<S: RoomStore>(app: App<S>, every: Duration) {
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        sweeper::sweep(&*app.store, &*app.thinker, app.clock.now(), 100).await;
+        sweeper::sweep_pushing(
+            &*app.store,
+            &*app.thinker,
+            app.push.as_deref(),
+            app.clock.now(),
+            100,
+        )
+        .await;
     }
 }

@@ -11,7 +11,7 @@ use lambda_runtime::{LambdaEvent, service_fn};
 use madang_functions::App;
 use madang_functions::live::aws::LiveStore;
 use madang_functions::metrics;
-use madang_functions::sweeper::{SweepReport, sweep};
+use madang_functions::sweeper::{SweepReport, sweep_pushing};
 use madang_functions::telemetry::{self, LogFormat};
 use madang_functions::thinker::lambda::LambdaThinker;
 use madang_infra::dynamo::{self, DynamoStore};
@@ -31,7 +31,9 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     let store = Arc::new(
         LiveStore::from_env(DynamoStore::new(dynamo::client_from_env().await, table)).await,
     );
-    let mut app = App::new(store).with_dev(dev);
+    let mut app = App::new(store)
+        .with_dev(dev)
+        .with_push(madang_functions::push::Push::from_env()?);
     // The backstop of a lost bot-function invocation: a computer player's move long overdue is
     // handed to the bot function again (the sweeper never searches itself).
     if let Some(thinker) = LambdaThinker::from_env(app.clock.clone()).await {
@@ -43,8 +45,14 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         async move {
             app.sync_clock().await?;
             // Writes the sweep's metrics (SweeperLag, when late) as it ends.
-            let report: SweepReport =
-                sweep(&*app.store, &*app.thinker, app.clock.now(), ROOMS_PER_RUN).await;
+            let report: SweepReport = sweep_pushing(
+                &*app.store,
+                &*app.thinker,
+                app.push.as_deref(),
+                app.clock.now(),
+                ROOMS_PER_RUN,
+            )
+            .await;
             tracing::info!(?report, "sweep done");
             // A run whose due-room query failed swept nothing: a missed run. It fails the
             // invocation, so AWS counts it (`Errors`, FunctionErrorsAlarm) with no metric of ours.

@@ -79,6 +79,14 @@ pub async fn act<S: RoomStore>(
         },
     )
     .await?;
+    super::push::deliver(
+        &*app.store,
+        app.push.as_deref(),
+        &|| app.clock.now(),
+        &saved.loaded,
+        saved.now,
+    )
+    .await;
     let viewer = player.as_ref();
     let room = saved.loaded.view(viewer, saved.now)?;
     match saved.outcome {

@@ -20,6 +20,7 @@ pub mod action;
 pub mod bots;
 pub mod chat;
 pub mod events;
+pub mod push;
 pub mod read;
 pub mod rematch;
 pub mod save;

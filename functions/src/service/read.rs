@@ -56,7 +56,7 @@ async fn settle<S: RoomStore>(
     target: Target<'_>,
     token: Option<&TokenHash>,
 ) -> Result<Saved<Option<PlayerId>>, ApiError> {
-    transact(
+    let saved = transact(
         &*app.store,
         &*app.thinker,
         || app.clock.now(),
@@ -73,7 +73,17 @@ async fn settle<S: RoomStore>(
             Ok(viewer)
         },
     )
-    .await
+    .await?;
+    // A read that fired a timeout may have ended the game or passed the turn.
+    super::push::deliver(
+        &*app.store,
+        app.push.as_deref(),
+        &|| app.clock.now(),
+        &saved.loaded,
+        saved.now,
+    )
+    .await;
+    Ok(saved)
 }
 
 /// The short poll's 304 from one [`RoomStore::peek`], when that is the whole truth: the room is

@@ -54,12 +54,34 @@ pub struct Loaded {
     /// Who made this request's change, when a player did (an action): its live connections
     /// are not told of it, since the answer carries the new room ([`Loaded::acted_by`]).
     actor: Option<PlayerId>,
+    /// As loaded, before any catch-up or work: the people the game awaited, and whether it was
+    /// over (what Web Push compares the saved room with, [`crate::push::notices`]).
+    pub at_load: AtLoad,
+}
+
+/// What a room awaited when it was loaded (see [`Loaded::at_load`]).
+#[derive(Clone, Debug, Default)]
+pub struct AtLoad {
+    /// The people whose action the game awaited.
+    pub awaited: Vec<PlayerId>,
+    /// Whether the game was over (a room not stored yet counts as over: nothing to announce).
+    pub over: bool,
+}
+
+impl AtLoad {
+    fn of(room: &AnyRoom) -> Self {
+        with_room!(room, r => AtLoad {
+            awaited: r.awaited_people(),
+            over: r.status() == madang_core::room::Status::Finished,
+        })
+    }
 }
 
 impl Loaded {
     /// Decodes a stored room.
     pub fn from_stored(stored: StoredRoom) -> Result<Self, DecodeError> {
         let room = AnyRoom::decode(&stored.body)?;
+        let at_load = AtLoad::of(&room);
         let presence = stored
             .presence
             .into_iter()
@@ -75,6 +97,7 @@ impl Loaded {
             new: false,
             overdue_since: None,
             actor: None,
+            at_load,
         })
     }
 
@@ -90,6 +113,10 @@ impl Loaded {
             new: true,
             overdue_since: None,
             actor: None,
+            at_load: AtLoad {
+                awaited: Vec::new(),
+                over: true,
+            },
         }
     }
 
@@ -139,6 +166,16 @@ impl Loaded {
         with_room!(&self.room, r => r.due_at(&self.presence))
     }
 
+    /// What the sweeper's index holds: [`Loaded::due_at`], or earlier the time of the room's
+    /// "time is low" push ([`crate::push::reminder`]).
+    pub fn indexed_at(&self) -> Option<Millis> {
+        let due = self.due_at();
+        match crate::push::reminder(&self.room, &self.presence) {
+            Some((_, at)) => Some(due.map_or(at, |d| d.min(at))),
+            None => due,
+        }
+    }
+
     /// The due time that had already passed when [`Loaded::catch_up`] last ran (its timeouts
     /// fired then), if one had.
     pub fn overdue_since(&self) -> Option<Millis> {
@@ -177,7 +214,7 @@ impl Loaded {
             id: self.id.clone(),
             version: self.room.version(),
             body: self.room.encode(),
-            due: self.due_at(),
+            due: self.indexed_at(),
             expires_at: self.room.expires_at(),
             presence: self
                 .presence
