@@ -176,6 +176,17 @@ pub trait Game {
         now: Millis,
     ) -> Result<Vec<Self::Event>, Self::Error>;
 
+    /// The replay log's form of an accepted `action` (DESIGN "Replay", [`GameLog`]): the
+    /// action's op, `0..8` (three bits of the step's header), with whatever else it needs
+    /// appended to `out` — as few bytes as it can, since every save writes the whole log.
+    ///
+    /// [`GameLog`]: crate::room::GameLog
+    fn log_action(options: &Self::Options, action: &Self::Action, out: &mut Vec<u8>) -> u8;
+
+    /// Reads back, from the front of `input`, the action [`Game::log_action`] wrote with `op`
+    /// under these options. Strict: `None` for an op or a payload it never writes.
+    fn read_action(options: &Self::Options, op: u8, input: &mut &[u8]) -> Option<Self::Action>;
+
     /// The state as `viewer` may see it (`None`: a spectator).
     fn view(state: &Self::State, viewer: Option<&PlayerId>) -> Self::View;
 

@@ -61,6 +61,90 @@ pub enum BadukAction {
     Timeout {},
 }
 
+/// The replay log's ops of the actions ([`crate::Game::log_action`]); op 7 is followed by a
+/// byte naming one of the rarer actions.
+mod op {
+    pub const PLACE: u8 = 0;
+    pub const PASS: u8 = 1;
+    pub const TOGGLE_DEAD: u8 = 2;
+    pub const TOGGLE_SEKI: u8 = 3;
+    pub const AGREE_SCORE: u8 = 4;
+    pub const RESUME_PLAY: u8 = 5;
+    pub const RESIGN: u8 = 6;
+    pub const MORE: u8 = 7;
+}
+
+/// The rarer actions behind [`op::MORE`], in this order.
+pub(crate) const MORE: [BadukAction; 8] = [
+    BadukAction::RequestUndo {},
+    BadukAction::RespondUndo { accept: false },
+    BadukAction::RespondUndo { accept: true },
+    BadukAction::OfferDraw {},
+    BadukAction::RespondDraw { accept: false },
+    BadukAction::RespondDraw { accept: true },
+    BadukAction::CancelOffer {},
+    BadukAction::Timeout {},
+];
+
+/// Writes an accepted `action` of a game on `size` lines for the replay log: its op, and a
+/// point's index `y · size + x` as a varint (one byte up to index 127, two past it).
+pub(crate) fn log(action: &BadukAction, size: u8, out: &mut Vec<u8>) -> u8 {
+    let mut point = |x: i32, y: i32, code: u8| {
+        let index = i64::from(y) * i64::from(size) + i64::from(x);
+        crate::room::put_varint(out, u64::try_from(index).unwrap_or(0));
+        code
+    };
+    match *action {
+        BadukAction::Place { x, y } => point(x, y, op::PLACE),
+        BadukAction::Pass {} => op::PASS,
+        BadukAction::ToggleDead { x, y } => point(x, y, op::TOGGLE_DEAD),
+        BadukAction::ToggleSeki { x, y } => point(x, y, op::TOGGLE_SEKI),
+        BadukAction::AgreeScore {} => op::AGREE_SCORE,
+        BadukAction::ResumePlay {} => op::RESUME_PLAY,
+        BadukAction::Resign {} => op::RESIGN,
+        ref rare => {
+            let index = MORE.iter().position(|a| a == rare).unwrap_or(0);
+            out.push(index as u8);
+            op::MORE
+        }
+    }
+}
+
+/// Reads back what [`log`] wrote with `code`; `None` for anything it never writes (a point
+/// off the board included).
+pub(crate) fn read(code: u8, size: u8, input: &mut &[u8]) -> Option<BadukAction> {
+    let mut point = || {
+        let index = crate::room::take_varint(input)?;
+        let size = u64::from(size);
+        if index >= size * size {
+            return None;
+        }
+        Some(((index % size) as i32, (index / size) as i32))
+    };
+    Some(match code {
+        op::PLACE => {
+            let (x, y) = point()?;
+            BadukAction::Place { x, y }
+        }
+        op::PASS => BadukAction::Pass {},
+        op::TOGGLE_DEAD => {
+            let (x, y) = point()?;
+            BadukAction::ToggleDead { x, y }
+        }
+        op::TOGGLE_SEKI => {
+            let (x, y) = point()?;
+            BadukAction::ToggleSeki { x, y }
+        }
+        op::AGREE_SCORE => BadukAction::AgreeScore {},
+        op::RESUME_PLAY => BadukAction::ResumePlay {},
+        op::RESIGN => BadukAction::Resign {},
+        op::MORE => MORE
+            .get(usize::from(crate::room::take_byte(input)?))?
+            .clone(),
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -171,6 +171,14 @@ impl Game for Baduk {
         }
     }
 
+    fn log_action(options: &BadukOptions, action: &BadukAction, out: &mut Vec<u8>) -> u8 {
+        super::action::log(action, options.size(), out)
+    }
+
+    fn read_action(options: &BadukOptions, op: u8, input: &mut &[u8]) -> Option<BadukAction> {
+        super::action::read(op, options.size(), input)
+    }
+
     fn on_timeout(state: &BadukState, player: &PlayerId, _now: Millis) -> Option<BadukAction> {
         Self::active_players(state)
             .contains(player)

@@ -72,7 +72,8 @@ macro_rules! with_room {
 // 5: both games' options gained `chat` (DESIGN "Chat"), and members carry their
 //    computer-player level (`addBot`).
 // 6: 바둑 state counts each player's resumes from the scoring phase (ruling B7).
-pub const FORMAT: u8 = 6;
+// 7: rooms keep their game's replay log (DESIGN "Replay"; `room::GameLog`).
+pub const FORMAT: u8 = 7;
 
 /// The oldest layout [`AnyRoom::decode`] still reads. Format 4 is the release before chat and
 /// computer players, format 5 the one before ruling B7: a deployment upgraded in the middle of
@@ -104,6 +105,15 @@ where
     T: Deserialize<'de> + Default,
 {
     added_in(6, d)
+}
+
+/// Deserializes a field that format 7 added (as [`since_format_5`]).
+pub(crate) fn since_format_7<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    added_in(7, d)
 }
 
 fn added_in<'de, D, T>(format: u8, d: D) -> Result<T, D::Error>

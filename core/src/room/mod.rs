@@ -18,6 +18,7 @@ mod ledger;
 mod lobby;
 mod name;
 mod poll;
+mod replay;
 mod version;
 mod view;
 
@@ -41,6 +42,8 @@ pub use poll::{
     AFTER_DEADLINE_MS, POLL_AWAITED_MS, POLL_FINISHED_MS, POLL_MIN_MS, POLL_SOON_MS,
     POLL_SPECTATOR_MS,
 };
+pub use replay::{CHECKPOINT_EVERY, GameLog, MAX_LOGGED_SEATS, Replay, ReplayError};
+pub(crate) use replay::{put_varint, take_byte, take_varint};
 pub use version::Version;
 pub use view::{PlayerView, ResultView, RoomView, Status};
 
@@ -175,6 +178,10 @@ pub struct Room<G: Game> {
     pub barred: Vec<u64>,
     /// The rematch lobby of this finished game (한 판 더), once someone asked for it.
     pub rematch: Option<String>,
+    /// The game's replay log ([`GameLog`]), from its start on; `None` in the lobby, and for a
+    /// game started before rooms kept one (format 7).
+    #[serde(deserialize_with = "any::since_format_7")]
+    pub replay: Option<GameLog>,
 }
 
 impl<G: Game> std::fmt::Debug for Room<G> {
@@ -216,6 +223,7 @@ impl<G: Game> Room<G> {
             ledger: Ledger::default(),
             barred: Vec::new(),
             rematch: None,
+            replay: None,
         };
         let host = room.seat_new_member(host_name, host_token, 0, now);
         room.host = host.clone();
@@ -429,9 +437,11 @@ impl<G: Game> Room<G> {
         }
         let state = self.game.as_mut()?;
         let action = G::on_timeout(state, &player, at)?;
+        let deadline = G::deadline(state);
         // An `Err`: the engine chose an action it then refused, a bug in the engine. Stop rather
         // than spin; the room stays as it was before this timeout.
         let events = G::apply(state, Actor::Timeout(&player), &action, &mut self.rng, at).ok()?;
+        self.log_timeout(&player, at, deadline);
         self.accept(at);
         Some(CaughtUp {
             fired: Fired::Timeout,
@@ -492,11 +502,13 @@ impl<G: Game> Room<G> {
             RoomAction::Lobby(lobby) => self.act_lobby(player, lobby, now)?,
             RoomAction::Game(action) => {
                 let state = self.game.as_mut().ok_or(RoomError::NotStarted)?;
-                G::apply(state, Actor::Player(player), &action, &mut self.rng, now)
+                let events = G::apply(state, Actor::Player(player), &action, &mut self.rng, now)
                     .map_err(rule_error)?
                     .into_iter()
                     .map(RoomEvent::Game)
-                    .collect()
+                    .collect();
+                self.log_act(player, &action, now);
+                events
             }
         };
         self.accept(now);
@@ -572,6 +584,7 @@ impl<G: Game> Room<G> {
             ledger: Ledger::default(),
             barred: self.barred.clone(),
             rematch: None,
+            replay: None,
         })
     }
 

@@ -1,0 +1,696 @@
+//! The replay log of a game, and the replay it makes (DESIGN "Replay").
+//!
+//! A room keeps, from its `start` on, a [`GameLog`]: what happened at each step of the game (a
+//! player's action, a timeout fired for someone, a computer player's move, a player leaving),
+//! packed into a few bytes a step, with just enough to do it again: the same seed and the same
+//! actions give the same state (`docs/contributing.md`, "Time and randomness are parameters").
+//! [`Replay`] plays the log through the engine from the room's own generator, so a replay can
+//! never disagree with what happened, and [`Replay::at`] gives the room as it stood after the
+//! n-th step — the version it had then, nothing it learned later.
+//!
+//! What a step needs, and only that, is stored, because every save writes the whole room and
+//! DynamoDB bills each started kilobyte:
+//! - the seat (the player), the kind of step, and the game's own short code for its action
+//!   ([`Game::log_action`]): a byte for most steps;
+//! - its time, because the engines are given `now` (turn timers, 바둑 clocks), as the
+//!   difference from the room's previous change in ms — except where the room can work it
+//!   out again: a computer player moves at its due time, and most timeouts fire at the game's
+//!   deadline;
+//! - for a computer player's move, how many words of the generator its choice drew (the
+//!   choice reads the room's generator outside [`Game::apply`]).
+//!
+//! # The encoding
+//!
+//! A step is a header byte, `kind | seat << 2 | op << 5` (kinds: 0 an action, 1 a timeout, 2 a
+//! computer player's move, 3 leaving), then the action's payload ([`Game::log_action`]; actions
+//! and computer players' moves only), then for a computer player's move the words its choice
+//! drew (a varint), and then the time: a zigzag varint of `now` minus the room's `updatedAt`
+//! before the step, left out for a computer player's move and for a timeout whose op is 1 (it
+//! fired at the game's own deadline). Varints are LEB128: 7 bits a byte, low bits first, no
+//! redundant high zero byte. Decoding is strict: a byte that belongs to nothing, a varint that
+//! runs past the end or over 64 bits, an op or seat out of range, are refused, never misread.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Member, Presence, Room, RoomAction};
+use crate::game::{Actor, Game, Millis, PlayerId};
+
+/// A replay checkpoint is kept every this many steps, so a step costs at most this many
+/// engine steps once the replay has passed it (a 722-move 19줄 game: 23 checkpoints).
+pub const CHECKPOINT_EVERY: usize = 32;
+
+/// The most players a log can name: the seat is three bits of a step's header.
+pub const MAX_LOGGED_SEATS: usize = 8;
+
+const KIND_ACT: u8 = 0;
+const KIND_TIMEOUT: u8 = 1;
+const KIND_BOT: u8 = 2;
+const KIND_LEAVE: u8 = 3;
+
+/// A timeout's op: it fired at the game's own deadline, so its time is not stored.
+const AT_DEADLINE: u8 = 1;
+
+/// The log of a game as the room stores it: where it started, and its steps, packed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameLog {
+    /// The room's version once the game had started (step 0).
+    version: u64,
+    /// When it started (the `now` the game was set up at).
+    at: Millis,
+    /// The room's `updatedAt` after the start, less `at` (0 unless a clock stepped back).
+    lag: u64,
+    /// The host's seat when the game started.
+    host: u8,
+    /// The generator's word position before the start (the setup draws from it).
+    words: u64,
+    /// How many steps.
+    steps: u32,
+    /// The steps, encoded as the module documentation says.
+    bytes: Vec<u8>,
+}
+
+impl GameLog {
+    /// How many steps the log holds (`of` in a replay).
+    pub fn steps(&self) -> usize {
+        self.steps as usize
+    }
+
+    /// How many bytes the steps take.
+    pub fn byte_len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// The room's version at step `n`.
+    pub fn version_at(&self, n: usize) -> u64 {
+        self.version + n as u64
+    }
+
+    /// Starts a log for a game set up at `now` in a room whose version becomes `version`.
+    pub(super) fn start(
+        version: u64,
+        at: Millis,
+        updated_at: Millis,
+        host: u8,
+        words: u128,
+    ) -> Self {
+        GameLog {
+            version,
+            at,
+            lag: updated_at.saturating_sub(at),
+            host,
+            words: u64::try_from(words).unwrap_or(u64::MAX),
+            steps: 0,
+            bytes: Vec::new(),
+        }
+    }
+
+    /// Appends a step: its header, then `payload` (already encoded), then the time when given.
+    fn push(&mut self, kind: u8, seat: usize, op: u8, payload: &[u8], time: Option<i64>) {
+        // Seats past the header's three bits cannot be logged: a game that seats more players
+        // has no replay from here (its log is dropped by the caller, never misread).
+        debug_assert!(seat < MAX_LOGGED_SEATS && op < 8);
+        self.bytes.push(kind | (seat as u8) << 2 | op << 5);
+        self.bytes.extend_from_slice(payload);
+        if let Some(delta) = time {
+            put_varint(&mut self.bytes, zigzag(delta));
+        }
+        self.steps += 1;
+    }
+}
+
+/// Appends `v` as a LEB128 varint.
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads a LEB128 varint from the front of `input`, strictly: `None` if it runs past the end,
+/// past 64 bits, or ends with a redundant zero byte.
+pub(crate) fn take_varint(input: &mut &[u8]) -> Option<u64> {
+    let mut v: u64 = 0;
+    for shift in (0..64).step_by(7) {
+        let (&byte, rest) = input.split_first()?;
+        *input = rest;
+        let bits = u64::from(byte & 0x7f);
+        if shift == 63 && bits > 1 {
+            return None;
+        }
+        v |= bits << shift;
+        if byte & 0x80 == 0 {
+            // A last byte of 0 after others adds nothing: the encoder never writes it.
+            if byte == 0 && shift > 0 {
+                return None;
+            }
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// Reads one byte from the front of `input`.
+pub(crate) fn take_byte(input: &mut &[u8]) -> Option<u8> {
+    let (&byte, rest) = input.split_first()?;
+    *input = rest;
+    Some(byte)
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+fn unzigzag(v: u64) -> i64 {
+    (v >> 1) as i64 ^ -((v & 1) as i64)
+}
+
+/// Why a replay cannot be given.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    /// The room is still a lobby: no game to replay.
+    #[error("아직 시작하지 않은 게임이에요.")]
+    NotStarted,
+    /// The game started before rooms kept a replay log (or its log was dropped).
+    #[error("이 게임은 다시 보기 기록이 없어요. 다시 보기가 생기기 전에 시작한 게임이에요.")]
+    NotKept,
+    /// No step `at`: the game has `of` steps.
+    #[error("{at}번째 수는 없어요. 이 게임은 {of}수까지 있어요.")]
+    StepNotFound {
+        /// The step asked for.
+        at: u64,
+        /// How many steps the game has.
+        of: usize,
+    },
+    /// The log does not decode, or a step does not replay: a bug, never the client's fault.
+    #[error("replay log broken at step {0}")]
+    Broken(usize),
+}
+
+impl ReplayError {
+    /// The stable machine code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ReplayError::NotStarted | ReplayError::StepNotFound { .. } => "STEP_NOT_FOUND",
+            ReplayError::NotKept => "REPLAY_NOT_KEPT",
+            ReplayError::Broken(_) => "INTERNAL",
+        }
+    }
+}
+
+/// One decoded step.
+#[derive(Debug)]
+#[derive_where::derive_where(Clone)]
+enum Step<G: Game> {
+    Act {
+        seat: usize,
+        action: G::Action,
+        delta: i64,
+    },
+    Timeout {
+        seat: usize,
+        delta: Option<i64>,
+    },
+    Bot {
+        seat: usize,
+        action: G::Action,
+        words: u64,
+    },
+    Leave {
+        seat: usize,
+        delta: i64,
+    },
+}
+
+fn decode_steps<G: Game>(
+    log: &GameLog,
+    options: &G::Options,
+    seats: usize,
+) -> Result<Vec<Step<G>>, ReplayError> {
+    let mut input = log.bytes.as_slice();
+    let mut steps = Vec::with_capacity(log.steps());
+    for i in 0..log.steps() {
+        let step =
+            decode_step::<G>(&mut input, options, seats).ok_or(ReplayError::Broken(i + 1))?;
+        steps.push(step);
+    }
+    if !input.is_empty() {
+        return Err(ReplayError::Broken(log.steps()));
+    }
+    Ok(steps)
+}
+
+fn decode_step<G: Game>(input: &mut &[u8], options: &G::Options, seats: usize) -> Option<Step<G>> {
+    let header = take_byte(input)?;
+    let (kind, seat, op) = (header & 3, usize::from(header >> 2 & 7), header >> 5);
+    if seat >= seats {
+        return None;
+    }
+    let delta = |input: &mut &[u8]| take_varint(input).map(unzigzag);
+    Some(match kind {
+        KIND_ACT => {
+            let action = G::read_action(options, op, input)?;
+            Step::Act {
+                seat,
+                action,
+                delta: delta(input)?,
+            }
+        }
+        KIND_TIMEOUT => match op {
+            0 => Step::Timeout {
+                seat,
+                delta: Some(delta(input)?),
+            },
+            AT_DEADLINE => Step::Timeout { seat, delta: None },
+            _ => return None,
+        },
+        KIND_BOT => {
+            let action = G::read_action(options, op, input)?;
+            Step::Bot {
+                seat,
+                action,
+                words: take_varint(input)?,
+            }
+        }
+        _ => {
+            if op != 0 {
+                return None;
+            }
+            Step::Leave {
+                seat,
+                delta: delta(input)?,
+            }
+        }
+    })
+}
+
+impl<G: Game> Room<G> {
+    /// The seat of `player` if the log can name it.
+    fn log_seat(&self, player: &PlayerId) -> Option<usize> {
+        self.seats
+            .iter()
+            .position(|m| &m.id == player)
+            .filter(|&s| s < MAX_LOGGED_SEATS)
+    }
+
+    /// Starts the log of the game that starts now (at version `version`, `updated_at`).
+    pub(super) fn log_start(&mut self, now: Millis, words: u128) {
+        let host = self.log_seat(&self.host.clone());
+        let too_many = self.seats.len() > MAX_LOGGED_SEATS;
+        self.replay = match host {
+            Some(host) if !too_many => Some(GameLog::start(
+                self.version + 1,
+                now,
+                self.updated_at.max(now),
+                host as u8,
+                words,
+            )),
+            _ => None,
+        };
+    }
+
+    /// Logs an accepted action (before the room's `accept`).
+    pub(super) fn log_act(&mut self, player: &PlayerId, action: &G::Action, now: Millis) {
+        self.log_action(KIND_ACT, player, action, Some(now), None);
+    }
+
+    /// Logs a computer player's move whose choice drew `words` words of the generator.
+    pub(super) fn log_bot(&mut self, player: &PlayerId, action: &G::Action, words: u64) {
+        self.log_action(KIND_BOT, player, action, None, Some(words));
+    }
+
+    fn log_action(
+        &mut self,
+        kind: u8,
+        player: &PlayerId,
+        action: &G::Action,
+        now: Option<Millis>,
+        words: Option<u64>,
+    ) {
+        let Some(seat) = self.log_seat(player) else {
+            self.replay = None;
+            return;
+        };
+        let delta = now.map(|now| self.delta(now));
+        let mut payload = Vec::new();
+        let op = G::log_action(&self.options, action, &mut payload);
+        if let Some(words) = words {
+            put_varint(&mut payload, words);
+        }
+        if let Some(log) = self.replay.as_mut() {
+            log.push(kind, seat, op, &payload, delta);
+        }
+    }
+
+    /// Logs a timeout fired for `player` at `at`; `deadline` is the game's own deadline then.
+    pub(super) fn log_timeout(&mut self, player: &PlayerId, at: Millis, deadline: Option<Millis>) {
+        let Some(seat) = self.log_seat(player) else {
+            self.replay = None;
+            return;
+        };
+        let (op, delta) = if deadline == Some(at) {
+            (AT_DEADLINE, None)
+        } else {
+            (0, Some(self.delta(at)))
+        };
+        if let Some(log) = self.replay.as_mut() {
+            log.push(KIND_TIMEOUT, seat, op, &[], delta);
+        }
+    }
+
+    /// Logs `player` leaving the running game at `now`.
+    pub(super) fn log_leave(&mut self, player: &PlayerId, now: Millis) {
+        let Some(seat) = self.log_seat(player) else {
+            self.replay = None;
+            return;
+        };
+        let delta = self.delta(now);
+        if let Some(log) = self.replay.as_mut() {
+            log.push(KIND_LEAVE, seat, 0, &[], Some(delta));
+        }
+    }
+
+    fn delta(&self, now: Millis) -> i64 {
+        (now as i64).wrapping_sub(self.updated_at as i64)
+    }
+
+    /// The game's log, if the room keeps one.
+    pub fn game_log(&self) -> Option<&GameLog> {
+        self.replay.as_ref()
+    }
+
+    /// Replays one step on this (replayed) room.
+    fn replay_step(&mut self, step: &Step<G>) -> Option<()> {
+        let player = |room: &Self, seat: usize| room.seats.get(seat).map(|m| m.id.clone());
+        match step {
+            Step::Act {
+                seat,
+                action,
+                delta,
+            } => {
+                let player = player(self, *seat)?;
+                let now = self.updated_at.wrapping_add_signed(*delta);
+                self.act(&player, RoomAction::Game(action.clone()), now)
+                    .ok()?;
+            }
+            Step::Leave { seat, delta } => {
+                let player = player(self, *seat)?;
+                let now = self.updated_at.wrapping_add_signed(*delta);
+                self.act(&player, RoomAction::Lobby(super::LobbyAction::Leave), now)
+                    .ok()?;
+            }
+            Step::Timeout { seat, delta } => {
+                let player = player(self, *seat)?;
+                let state = self.game.as_mut()?;
+                let at = match delta {
+                    Some(delta) => self.updated_at.wrapping_add_signed(*delta),
+                    None => G::deadline(state)?,
+                };
+                let action = G::on_timeout(state, &player, at)?;
+                G::apply(state, Actor::Timeout(&player), &action, &mut self.rng, at).ok()?;
+                self.accept(at);
+            }
+            Step::Bot {
+                seat,
+                action,
+                words,
+            } => {
+                let player = player(self, *seat)?;
+                let at = self.updated_at + self.think_ms();
+                let pos = self.rng.word_pos() + u128::from(*words);
+                self.rng.set_word_pos(pos);
+                let state = self.game.as_mut()?;
+                G::apply(state, Actor::Player(&player), action, &mut self.rng, at).ok()?;
+                self.accept(at);
+            }
+        }
+        Some(())
+    }
+
+    /// Everyone still in the room seen at the room's last change: how a replayed step is
+    /// viewed (a replay has no presence; its `deadlineAt` is the game's own).
+    pub fn replay_presence(&self) -> Presence {
+        self.seats
+            .iter()
+            .map(|m| (m.id.clone(), self.updated_at))
+            .collect()
+    }
+}
+
+/// A game's replay: its decoded log and the room at every [`CHECKPOINT_EVERY`]-th step it has
+/// replayed so far. Pure and reusable: keep one per room to step through a game cheaply
+/// ([`Replay::extend`] takes the log of a newer version of the same room).
+#[derive(Debug)]
+#[derive_where::derive_where(Clone)]
+pub struct Replay<G: Game> {
+    log: GameLog,
+    steps: Vec<Step<G>>,
+    /// `checkpoints[k]`: the room after step `k · CHECKPOINT_EVERY`.
+    checkpoints: Vec<Room<G>>,
+}
+
+impl<G: Game> Replay<G> {
+    /// The replay of `room`'s game: its log decoded, and the room at step 0.
+    pub fn new(room: &Room<G>) -> Result<Self, ReplayError> {
+        if room.game.is_none() {
+            return Err(ReplayError::NotStarted);
+        }
+        let log = room.replay.clone().ok_or(ReplayError::NotKept)?;
+        let steps = decode_steps::<G>(&log, &room.options, room.seats.len())?;
+        let start = Self::start(room, &log).ok_or(ReplayError::Broken(0))?;
+        Ok(Replay {
+            log,
+            steps,
+            checkpoints: vec![start],
+        })
+    }
+
+    /// The room right after its `start`, from the stored room and its log.
+    fn start(room: &Room<G>, log: &GameLog) -> Option<Room<G>> {
+        let host = room.seats.get(usize::from(log.host))?.id.clone();
+        let mut rng = room.rng.clone();
+        rng.set_word_pos(u128::from(log.words));
+        let mut start = Room {
+            id: room.id.clone(),
+            version: log.version.checked_sub(1)?,
+            host: host.clone(),
+            seats: room
+                .seats
+                .iter()
+                .map(|m| Member {
+                    left: false,
+                    ..m.clone()
+                })
+                .collect(),
+            options: room.options.clone(),
+            game: None,
+            rng,
+            created_at: room.created_at,
+            updated_at: log.at,
+            next_player_no: room.next_player_no,
+            ledger: Default::default(),
+            barred: Vec::new(),
+            rematch: None,
+            replay: None,
+        };
+        start
+            .act(&host, RoomAction::Lobby(super::LobbyAction::Start), log.at)
+            .ok()?;
+        start.replay = None;
+        start.updated_at = log.at + log.lag;
+        Some(start)
+    }
+
+    /// How many steps the game has (`of`).
+    pub fn steps(&self) -> usize {
+        self.steps.len()
+    }
+
+    /// Takes the log of a newer version of the same room, keeping the checkpoints already made
+    /// when the new log continues this one (a game in progress only ever appends); else starts
+    /// over from `room`.
+    pub fn extend(&mut self, room: &Room<G>) -> Result<(), ReplayError> {
+        let continues = room.replay.as_ref().is_some_and(|log| {
+            log.version == self.log.version
+                && log.at == self.log.at
+                && log.words == self.log.words
+                && log.bytes.starts_with(&self.log.bytes)
+        });
+        if !continues {
+            *self = Replay::new(room)?;
+            return Ok(());
+        }
+        if room.replay.as_ref() == Some(&self.log) {
+            return Ok(());
+        }
+        let fresh = Replay::new(room)?;
+        self.log = fresh.log;
+        self.steps = fresh.steps;
+        Ok(())
+    }
+
+    /// The room as it stood after step `n` (0: right after the start), replayed from the
+    /// nearest checkpoint at or before it; checkpoints passed on the way are kept.
+    pub fn at(&mut self, n: u64) -> Result<Room<G>, ReplayError> {
+        let of = self.steps.len();
+        let step = usize::try_from(n)
+            .ok()
+            .filter(|&s| s <= of)
+            .ok_or(ReplayError::StepNotFound { at: n, of })?;
+        let known = (self.checkpoints.len() - 1) * CHECKPOINT_EVERY;
+        let from = known.min(step / CHECKPOINT_EVERY * CHECKPOINT_EVERY);
+        let mut room = self.checkpoints[from / CHECKPOINT_EVERY].clone();
+        for i in from..step {
+            room.replay_step(&self.steps[i])
+                .ok_or(ReplayError::Broken(i + 1))?;
+            let done = i + 1;
+            if done % CHECKPOINT_EVERY == 0 && done / CHECKPOINT_EVERY == self.checkpoints.len() {
+                self.checkpoints.push(room.clone());
+            }
+        }
+        Ok(room)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::baduk::{Baduk, BadukAction, BadukOptions};
+    use crate::yut::{Action, Position, Yut, YutOptions};
+
+    #[test]
+    fn varints_round_trip_and_read_strictly() {
+        for v in [
+            0,
+            1,
+            127,
+            128,
+            300,
+            16_383,
+            16_384,
+            u64::from(u32::MAX),
+            u64::MAX,
+        ] {
+            let mut out = Vec::new();
+            put_varint(&mut out, v);
+            let mut input = out.as_slice();
+            assert_eq!(take_varint(&mut input), Some(v));
+            assert!(input.is_empty());
+        }
+        for d in [0i64, -1, 1, -5_000, 86_400_000, i64::MIN, i64::MAX] {
+            assert_eq!(unzigzag(zigzag(d)), d);
+        }
+        // Cut short, a redundant zero byte, more than 64 bits: refused.
+        for bad in [
+            &[0x80][..],
+            &[0x80, 0x00],
+            &[0xff; 10],
+            &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02],
+        ] {
+            assert_eq!(take_varint(&mut &bad[..]), None, "{bad:?}");
+        }
+    }
+
+    fn round_trip<G: Game>(options: &G::Options, action: G::Action) -> usize {
+        let mut out = Vec::new();
+        let op = G::log_action(options, &action, &mut out);
+        assert!(op < 8);
+        let mut input = out.as_slice();
+        assert_eq!(G::read_action(options, op, &mut input), Some(action));
+        assert!(input.is_empty());
+        out.len()
+    }
+
+    #[test]
+    fn every_yut_action_round_trips_in_a_byte_or_two() {
+        let o = YutOptions::default();
+        assert_eq!(round_trip::<Yut>(&o, Action::Throw), 0);
+        for code in 0..31 {
+            let from = Position::from_code(code).unwrap();
+            assert_eq!(
+                round_trip::<Yut>(
+                    &o,
+                    Action::Move {
+                        throw_index: 3,
+                        from
+                    }
+                ),
+                1
+            );
+            round_trip::<Yut>(
+                &o,
+                Action::Recommend {
+                    throw_index: 9,
+                    from,
+                },
+            );
+        }
+        round_trip::<Yut>(&o, Action::Concede);
+        round_trip::<Yut>(&o, Action::TakeControl);
+        // Unknown ops and positions are refused.
+        assert_eq!(Yut::read_action(&o, 5, &mut &[][..]), None);
+        assert_eq!(Yut::read_action(&o, 1, &mut &[31][..]), None);
+        assert_eq!(Yut::read_action(&o, 1, &mut &[][..]), None);
+    }
+
+    #[test]
+    fn every_baduk_action_round_trips_and_points_off_the_board_are_refused() {
+        let o = BadukOptions::default();
+        assert_eq!(
+            round_trip::<Baduk>(&o, BadukAction::Place { x: 18, y: 18 }),
+            2
+        );
+        assert_eq!(
+            round_trip::<Baduk>(&o, BadukAction::Place { x: 3, y: 2 }),
+            1
+        );
+        round_trip::<Baduk>(&o, BadukAction::ToggleDead { x: 0, y: 0 });
+        round_trip::<Baduk>(&o, BadukAction::ToggleSeki { x: 5, y: 9 });
+        for a in [
+            BadukAction::Pass {},
+            BadukAction::AgreeScore {},
+            BadukAction::ResumePlay {},
+            BadukAction::Resign {},
+        ] {
+            assert_eq!(round_trip::<Baduk>(&o, a), 0);
+        }
+        for a in crate::baduk::action::MORE {
+            assert_eq!(round_trip::<Baduk>(&o, a), 1);
+        }
+        let mut off = Vec::new();
+        put_varint(&mut off, 361);
+        assert_eq!(Baduk::read_action(&o, 0, &mut off.as_slice()), None);
+        assert_eq!(Baduk::read_action(&o, 7, &mut &[8][..]), None);
+    }
+
+    #[test]
+    fn a_log_with_a_byte_too_many_or_a_seat_nobody_has_does_not_decode() {
+        let mut log = GameLog::start(5, 1_000, 1_000, 0, 0);
+        log.push(KIND_ACT, 1, 0, &[], Some(700));
+        let o = YutOptions::default();
+        assert_eq!(decode_steps::<Yut>(&log, &o, 2).map(|s| s.len()), Ok(1));
+        assert_eq!(
+            decode_steps::<Yut>(&log, &o, 1).err(),
+            Some(ReplayError::Broken(1))
+        );
+        let mut longer = log.clone();
+        longer.bytes.push(0);
+        assert_eq!(
+            decode_steps::<Yut>(&longer, &o, 2).err(),
+            Some(ReplayError::Broken(1))
+        );
+        let mut cut = log.clone();
+        cut.bytes.pop();
+        assert_eq!(
+            decode_steps::<Yut>(&cut, &o, 2).err(),
+            Some(ReplayError::Broken(1))
+        );
+        // A timeout with an op it never writes.
+        let mut odd = GameLog::start(5, 1_000, 1_000, 0, 0);
+        odd.push(KIND_TIMEOUT, 0, 2, &[], None);
+        assert_eq!(
+            decode_steps::<Yut>(&odd, &o, 2).err(),
+            Some(ReplayError::Broken(1))
+        );
+    }
+}
