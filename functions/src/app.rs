@@ -127,6 +127,8 @@ pub struct App<S> {
     pub origin: Option<Arc<crate::api::origin::OriginSecret>>,
     /// Who makes computer players' moves, off the request path ([`crate::thinker`]).
     pub thinker: Arc<dyn Thinker>,
+    /// The replays of the rooms asked about last ([`crate::service::replay`]).
+    pub replays: Arc<crate::service::replay::Replays>,
 }
 
 impl<S> Clone for App<S> {
@@ -140,6 +142,7 @@ impl<S> Clone for App<S> {
             live: self.live.clone(),
             origin: self.origin.clone(),
             thinker: self.thinker.clone(),
+            replays: self.replays.clone(),
         }
     }
 }
@@ -159,6 +162,7 @@ impl<S: RoomStore> App<S> {
             live: Arc::default(),
             origin: None,
             thinker: Arc::new(thinker),
+            replays: Arc::default(),
         }
     }
 

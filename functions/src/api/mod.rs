@@ -65,6 +65,7 @@ routes! {
     get "/rooms/{id}/chat" => chat::get,
     post "/rooms/{id}/chat/mute" => chat::mute,
     get "/rooms/{id}/sgf" => rooms::sgf,
+    get "/rooms/{id}/at/{n}" => rooms::replay,
     get "/games/{kind}" => games::schema,
     get "/openapi.json" => openapi::document,
     get "/healthz" => rooms::healthz,
