@@ -27,6 +27,7 @@ pub mod live;
 pub mod live_chat;
 pub mod overdue;
 pub mod race;
+pub mod replay;
 #[path = "lambda/store_proxy.rs"]
 pub mod store_proxy;
 pub mod table_json;

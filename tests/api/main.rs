@@ -13,6 +13,7 @@ mod features;
 mod polling;
 mod race;
 mod rematch;
+mod replay;
 mod rooms;
 mod web;
 mod yut_games;

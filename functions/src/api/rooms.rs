@@ -283,10 +283,12 @@ pub async fn replay<S: RoomStore>(
         .all(|b| b.is_ascii_digit())
         .then(|| n.parse().ok())
         .flatten()
-        .ok_or(ApiError::Replay(madang_core::room::ReplayError::StepNotFound {
-            at: u64::MAX,
-            of: 0,
-        }))?;
+        .ok_or(ApiError::Replay(
+            madang_core::room::ReplayError::StepNotFound {
+                at: u64::MAX,
+                of: 0,
+            },
+        ))?;
     let room = service::replay::at(&app, id.as_str(), n).await?;
     Ok(Json(live.room(&room)).into_response())
 }

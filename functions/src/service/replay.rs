@@ -114,9 +114,9 @@ fn step<G: Game>(
 
 fn refused(e: ReplayError) -> ApiError {
     match e {
-        ReplayError::Broken(step) => ApiError::Internal(
-            format!("the replay log does not replay at step {step}").into(),
-        ),
+        ReplayError::Broken(step) => {
+            ApiError::Internal(format!("the replay log does not replay at step {step}").into())
+        }
         e => ApiError::Replay(e),
     }
 }
