@@ -158,6 +158,10 @@ impl<G: Game> Room<G> {
                 (events, true, Some(action))
             }
         };
+        let back = match &played {
+            Some(action) => self.to_take_back(state, action),
+            None => Vec::new(),
+        };
         self.game = Some(next);
         self.rng = after;
         if let Some(action) = played {
@@ -167,6 +171,7 @@ impl<G: Game> Room<G> {
                 &turn.player,
                 &action,
                 u64::try_from(words).unwrap_or(u64::MAX),
+                back,
             );
         }
         self.accept(turn.at);

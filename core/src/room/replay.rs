@@ -241,6 +241,18 @@ fn decode_steps<G: Game>(
 }
 
 fn decode_step<G: Game>(input: &mut &[u8], options: &G::Options, seats: usize) -> Option<Step<G>> {
+    decode_spanned::<G>(input, options, seats).map(|(step, _)| step)
+}
+
+/// Decodes one step, and says how many bytes its header and action payload took (what a
+/// rewrite of the step replaces: [`GameLog::take_back`]).
+fn decode_spanned<G: Game>(
+    input: &mut &[u8],
+    options: &G::Options,
+    seats: usize,
+) -> Option<(Step<G>, usize)> {
+    let before = input.len();
+    let head = |input: &&[u8]| before - input.len();
     let header = take_byte(input)?;
     let (kind, seat, op) = (header & 3, usize::from(header >> 2 & 7), header >> 5);
     if seat >= seats {
@@ -250,38 +262,83 @@ fn decode_step<G: Game>(input: &mut &[u8], options: &G::Options, seats: usize) -
     Some(match kind {
         KIND_ACT => {
             let action = G::read_action(options, op, input)?;
-            Step::Act {
+            let spent = head(input);
+            let step = Step::Act {
                 seat,
                 action,
                 delta: delta(input)?,
-            }
+            };
+            (step, spent)
         }
         KIND_TIMEOUT => match op {
-            0 => Step::Timeout {
-                seat,
-                delta: Some(delta(input)?),
-            },
-            AT_DEADLINE => Step::Timeout { seat, delta: None },
+            0 => (
+                Step::Timeout {
+                    seat,
+                    delta: Some(delta(input)?),
+                },
+                1,
+            ),
+            AT_DEADLINE => (Step::Timeout { seat, delta: None }, 1),
             _ => return None,
         },
         KIND_BOT => {
             let action = G::read_action(options, op, input)?;
-            Step::Bot {
+            let spent = head(input);
+            let step = Step::Bot {
                 seat,
                 action,
                 words: take_varint(input)?,
-            }
+            };
+            (step, spent)
         }
         _ => {
             if op != 0 {
                 return None;
             }
-            Step::Leave {
+            let step = Step::Leave {
                 seat,
                 delta: delta(input)?,
-            }
+            };
+            (step, 1)
         }
     })
+}
+
+impl GameLog {
+    /// Spells out, oldest first, the last `spelled.len()` steps whose action the state's record
+    /// kept ([`Game::recorded_op`]) and no longer keeps (an action took them back): their header's
+    /// op and their payload are replaced, the rest of each step is kept as it is. `None`: the
+    /// log does not have that many such steps, or does not decode (the caller drops it).
+    fn take_back<G: Game>(
+        &mut self,
+        options: &G::Options,
+        seats: usize,
+        spelled: Vec<(u8, Vec<u8>)>,
+    ) -> Option<()> {
+        // Where each recorded step starts, and how long its header and payload are.
+        let mut recorded = Vec::new();
+        let mut input = self.bytes.as_slice();
+        for _ in 0..self.steps {
+            let at = self.bytes.len() - input.len();
+            let header = *input.first()?;
+            let (step, spent) = decode_spanned::<G>(&mut input, options, seats)?;
+            if matches!(step, Step::Act { .. } | Step::Bot { .. }) && G::recorded_op(header >> 5) {
+                recorded.push((at, spent));
+            }
+        }
+        let first = recorded.len().checked_sub(spelled.len())?;
+        let mut bytes = Vec::with_capacity(self.bytes.len() + 2 * spelled.len());
+        let mut copied = 0;
+        for ((at, spent), (op, payload)) in recorded[first..].iter().zip(spelled) {
+            bytes.extend_from_slice(&self.bytes[copied..*at]);
+            bytes.push(self.bytes[*at] & 0x1f | op << 5);
+            bytes.extend_from_slice(&payload);
+            copied = at + spent;
+        }
+        bytes.extend_from_slice(&self.bytes[copied..]);
+        self.bytes = bytes;
+        Some(())
+    }
 }
 
 impl<G: Game> Room<G> {
@@ -309,14 +366,53 @@ impl<G: Game> Room<G> {
         };
     }
 
-    /// Logs an accepted action (before the room's `accept`).
-    pub(super) fn log_act(&mut self, player: &PlayerId, action: &G::Action, now: Millis) {
+    /// What logging `action` on `before` will take off the state's record
+    /// ([`Game::taken_back`]), worked out before the action is applied: nothing when the room
+    /// keeps no log.
+    pub(super) fn to_take_back(&self, before: &G::State, action: &G::Action) -> Vec<(u8, Vec<u8>)> {
+        match self.replay {
+            Some(_) => G::taken_back(&self.options, before, action),
+            None => Vec::new(),
+        }
+    }
+
+    /// Logs an accepted action (before the room's `accept`); `back`: [`Room::to_take_back`].
+    pub(super) fn log_act(
+        &mut self,
+        player: &PlayerId,
+        action: &G::Action,
+        now: Millis,
+        back: Vec<(u8, Vec<u8>)>,
+    ) {
+        self.spell_out(back);
         self.log_action(KIND_ACT, player, action, Some(now), None);
     }
 
     /// Logs a computer player's move whose choice drew `words` words of the generator.
-    pub(super) fn log_bot(&mut self, player: &PlayerId, action: &G::Action, words: u64) {
+    pub(super) fn log_bot(
+        &mut self,
+        player: &PlayerId,
+        action: &G::Action,
+        words: u64,
+        back: Vec<(u8, Vec<u8>)>,
+    ) {
+        self.spell_out(back);
         self.log_action(KIND_BOT, player, action, None, Some(words));
+    }
+
+    fn spell_out(&mut self, back: Vec<(u8, Vec<u8>)>) {
+        if back.is_empty() {
+            return;
+        }
+        let seats = self.seats.len();
+        let kept = self
+            .replay
+            .as_mut()
+            .and_then(|log| log.take_back::<G>(&self.options, seats, back));
+        if kept.is_none() {
+            // Never a log that would replay something else: none at all.
+            self.replay = None;
+        }
     }
 
     fn log_action(
@@ -379,8 +475,9 @@ impl<G: Game> Room<G> {
         self.replay.as_ref()
     }
 
-    /// Replays one step on this (replayed) room.
-    fn replay_step(&mut self, step: &Step<G>) -> Option<()> {
+    /// Replays one step on this (replayed) room; `record`: the latest state, whose record
+    /// fills in the steps the log left to it ([`Game::resolve_logged`]).
+    fn replay_step(&mut self, step: &Step<G>, record: &G::State) -> Option<()> {
         let player = |room: &Self, seat: usize| room.seats.get(seat).map(|m| m.id.clone());
         match step {
             Step::Act {
@@ -390,8 +487,8 @@ impl<G: Game> Room<G> {
             } => {
                 let player = player(self, *seat)?;
                 let now = self.updated_at.wrapping_add_signed(*delta);
-                self.act(&player, RoomAction::Game(action.clone()), now)
-                    .ok()?;
+                let action = G::resolve_logged(record, self.game.as_ref()?, action.clone())?;
+                self.act(&player, RoomAction::Game(action), now).ok()?;
             }
             Step::Leave { seat, delta } => {
                 let player = player(self, *seat)?;
@@ -419,8 +516,11 @@ impl<G: Game> Room<G> {
                 let at = self.updated_at + self.think_ms();
                 let pos = self.rng.word_pos() + u128::from(*words);
                 self.rng.set_word_pos(pos);
+                let action = G::resolve_logged(record, self.game.as_ref()?, action.clone())?;
+                let back = self.to_take_back(self.game.as_ref()?, &action);
+                debug_assert!(back.is_empty(), "a replayed room keeps no log");
                 let state = self.game.as_mut()?;
-                G::apply(state, Actor::Player(&player), action, &mut self.rng, at).ok()?;
+                G::apply(state, Actor::Player(&player), &action, &mut self.rng, at).ok()?;
                 self.accept(at);
             }
         }
@@ -444,6 +544,8 @@ impl<G: Game> Room<G> {
 #[derive_where::derive_where(Clone)]
 pub struct Replay<G: Game> {
     log: GameLog,
+    /// The latest state: its record fills in the steps the log left to it.
+    record: G::State,
     steps: Vec<Step<G>>,
     /// `checkpoints[k]`: the room after step `k · CHECKPOINT_EVERY`.
     checkpoints: Vec<Room<G>>,
@@ -455,11 +557,13 @@ impl<G: Game> Replay<G> {
         if room.game.is_none() {
             return Err(ReplayError::NotStarted);
         }
+        let record = room.game.clone().ok_or(ReplayError::NotStarted)?;
         let log = room.replay.clone().ok_or(ReplayError::NotKept)?;
         let steps = decode_steps::<G>(&log, &room.options, room.seats.len())?;
         let start = Self::start(room, &log).ok_or(ReplayError::Broken(0))?;
         Ok(Replay {
             log,
+            record,
             steps,
             checkpoints: vec![start],
         })
@@ -525,6 +629,7 @@ impl<G: Game> Replay<G> {
         }
         let fresh = Replay::new(room)?;
         self.log = fresh.log;
+        self.record = fresh.record;
         self.steps = fresh.steps;
         Ok(())
     }
@@ -541,7 +646,7 @@ impl<G: Game> Replay<G> {
         let from = known.min(step / CHECKPOINT_EVERY * CHECKPOINT_EVERY);
         let mut room = self.checkpoints[from / CHECKPOINT_EVERY].clone();
         for i in from..step {
-            room.replay_step(&self.steps[i])
+            room.replay_step(&self.steps[i], &self.record)
                 .ok_or(ReplayError::Broken(i + 1))?;
             let done = i + 1;
             if done % CHECKPOINT_EVERY == 0 && done / CHECKPOINT_EVERY == self.checkpoints.len() {
@@ -636,18 +741,34 @@ mod tests {
     #[test]
     fn every_baduk_action_round_trips_and_points_off_the_board_are_refused() {
         let o = BadukOptions::default();
+        // Stones and passes are the move list's: the log writes no point for them.
+        let mut out = Vec::new();
+        let op = Baduk::log_action(&o, &BadukAction::Place { x: 18, y: 18 }, &mut out);
+        assert!(out.is_empty() && Baduk::recorded_op(op));
         assert_eq!(
-            round_trip::<Baduk>(&o, BadukAction::Place { x: 18, y: 18 }),
-            2
+            Baduk::read_action(&o, op, &mut &[][..]),
+            Some(crate::baduk::action::FROM_THE_RECORD)
+        );
+        // A move an undo took back is spelled out: a point, or size² for a pass.
+        let (op, payload) = crate::baduk::action::spell_out(None, 19);
+        assert!(!Baduk::recorded_op(op));
+        assert_eq!(
+            Baduk::read_action(&o, op, &mut payload.as_slice()),
+            Some(BadukAction::Pass {})
+        );
+        let p = crate::baduk::Point { x: 18, y: 17 };
+        let (op, payload) = crate::baduk::action::spell_out(Some(p), 19);
+        assert_eq!(payload.len(), 2);
+        assert_eq!(
+            Baduk::read_action(&o, op, &mut payload.as_slice()),
+            Some(BadukAction::Place { x: 18, y: 17 })
         );
         assert_eq!(
-            round_trip::<Baduk>(&o, BadukAction::Place { x: 3, y: 2 }),
+            round_trip::<Baduk>(&o, BadukAction::ToggleDead { x: 0, y: 0 }),
             1
         );
-        round_trip::<Baduk>(&o, BadukAction::ToggleDead { x: 0, y: 0 });
         round_trip::<Baduk>(&o, BadukAction::ToggleSeki { x: 5, y: 9 });
         for a in [
-            BadukAction::Pass {},
             BadukAction::AgreeScore {},
             BadukAction::ResumePlay {},
             BadukAction::Resign {},
@@ -659,7 +780,10 @@ mod tests {
         }
         let mut off = Vec::new();
         put_varint(&mut off, 361);
-        assert_eq!(Baduk::read_action(&o, 0, &mut off.as_slice()), None);
+        assert_eq!(Baduk::read_action(&o, 2, &mut off.as_slice()), None);
+        let mut past = Vec::new();
+        put_varint(&mut past, 362);
+        assert_eq!(Baduk::read_action(&o, 1, &mut past.as_slice()), None);
         assert_eq!(Baduk::read_action(&o, 7, &mut &[8][..]), None);
     }
 
