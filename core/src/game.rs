@@ -208,13 +208,14 @@ pub trait Game {
     }
 
     /// What an accepted `action` on `before` takes off the state's own record (바둑: an undo
-    /// granted): each such earlier step spelled out in full, as an op and its payload, oldest
-    /// first, so the log keeps them once the record no longer does. Default: nothing.
+    /// granted): each such earlier step spelled out in full, as its player, an op and its
+    /// payload, oldest first, so the log keeps them once the record no longer does. Default:
+    /// nothing.
     fn taken_back(
         options: &Self::Options,
         before: &Self::State,
         action: &Self::Action,
-    ) -> Vec<(u8, Vec<u8>)> {
+    ) -> Vec<(PlayerId, u8, Vec<u8>)> {
         let _ = (options, before, action);
         Vec::new()
     }

@@ -206,7 +206,7 @@ impl Game for Baduk {
         options: &BadukOptions,
         before: &BadukState,
         action: &BadukAction,
-    ) -> Vec<(u8, Vec<u8>)> {
+    ) -> Vec<(PlayerId, u8, Vec<u8>)> {
         match (action, before.undo.pending) {
             (BadukAction::RespondUndo { accept: true }, Some(request)) => {
                 let keep = before
@@ -215,7 +215,10 @@ impl Game for Baduk {
                     .saturating_sub(usize::from(request.plies));
                 before.moves[keep..]
                     .iter()
-                    .map(|m| super::action::spell_out(m.point, options.size()))
+                    .map(|m| {
+                        let (op, payload) = super::action::spell_out(m.point, options.size());
+                        (before.players.get(m.color).clone(), op, payload)
+                    })
                     .collect()
             }
             _ => Vec::new(),

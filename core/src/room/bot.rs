@@ -158,20 +158,19 @@ impl<G: Game> Room<G> {
                 (events, true, Some(action))
             }
         };
-        let back = match &played {
-            Some(action) => self.to_take_back(state, action),
-            None => Vec::new(),
-        };
+        let before = played
+            .as_ref()
+            .map(|action| self.before_logging(state, action));
         self.game = Some(next);
         self.rng = after;
-        if let Some(action) = played {
+        if let (Some(action), Some(before)) = (played, before) {
             // The fallback is played from the generator as it was: its choice drew nothing.
             let words = if fallback { 0 } else { drawn };
             self.log_bot(
                 &turn.player,
                 &action,
                 u64::try_from(words).unwrap_or(u64::MAX),
-                back,
+                before,
             );
         }
         self.accept(turn.at);

@@ -502,14 +502,14 @@ impl<G: Game> Room<G> {
             RoomAction::Lobby(lobby) => self.act_lobby(player, lobby, now)?,
             RoomAction::Game(action) => {
                 let state = self.game.as_ref().ok_or(RoomError::NotStarted)?;
-                let back = self.to_take_back(state, &action);
+                let before = self.before_logging(state, &action);
                 let state = self.game.as_mut().ok_or(RoomError::NotStarted)?;
                 let events = G::apply(state, Actor::Player(player), &action, &mut self.rng, now)
                     .map_err(rule_error)?
                     .into_iter()
                     .map(RoomEvent::Game)
                     .collect();
-                self.log_act(player, &action, now, back);
+                self.log_act(player, &action, now, before);
                 events
             }
         };

@@ -21,14 +21,19 @@
 //!
 //! # The encoding
 //!
-//! A step is a header byte, `kind | seat << 2 | op << 5` (kinds: 0 an action, 1 a timeout, 2 a
-//! computer player's move, 3 leaving), then the action's payload ([`Game::log_action`]; actions
-//! and computer players' moves only), then for a computer player's move the words its choice
-//! drew (a varint), and then the time: a zigzag varint of `now` minus the room's `updatedAt`
-//! before the step, left out for a computer player's move and for a timeout whose op is 1 (it
-//! fired at the game's own deadline). Varints are LEB128: 7 bits a byte, low bits first, no
-//! redundant high zero byte. Decoding is strict: a byte that belongs to nothing, a varint that
-//! runs past the end or over 64 bits, an op or seat out of range, are refused, never misread.
+//! The most common step — an action of the player the game waits for, whose op is 0 and has no
+//! payload (a 윷 throw; a 바둑 stone or pass, which the move list keeps), its time not before
+//! the room's last change — is two bytes, little-endian: `ms << 1 | 1` (`ms` since the room's
+//! last change, up to 32.766 s; all ones, then a varint of `ms`, past it). Every other step starts with a header byte whose low bit is 0:
+//! `kind << 1 | seat << 3 | op << 6` (kinds: 0 an action, 1 a timeout, 2 a computer player's
+//! move, 3 leaving), with `op` 3 meaning "the op, 3 to 7, is the next byte"; then the action's
+//! payload ([`Game::log_action`]; actions and computer players' moves only), then for a computer
+//! player's move the words its choice drew (a varint), and then the time: a zigzag varint of
+//! `now` minus the room's `updatedAt` before the step, left out for a computer player's move
+//! and for a timeout whose op is 1 (it fired at the game's own deadline). Varints are LEB128: 7
+//! bits a byte, low bits first, no redundant high zero byte. Decoding is strict: a byte that
+//! belongs to nothing, a varint that runs past the end or over 64 bits, an op, a kind or a seat
+//! out of range, are refused, never misread.
 
 use serde::{Deserialize, Serialize};
 
@@ -46,6 +51,9 @@ const KIND_ACT: u8 = 0;
 const KIND_TIMEOUT: u8 = 1;
 const KIND_BOT: u8 = 2;
 const KIND_LEAVE: u8 = 3;
+
+/// The common step's two-byte time that says "the time follows as a varint" (32.767 s).
+const COMMON_ESCAPE: u64 = (1 << 15) - 1;
 
 /// A timeout's op: it fired at the game's own deadline, so its time is not stored.
 const AT_DEADLINE: u8 = 1;
@@ -104,17 +112,130 @@ impl GameLog {
         }
     }
 
-    /// Appends a step: its header, then `payload` (already encoded), then the time when given.
-    fn push(&mut self, kind: u8, seat: usize, op: u8, payload: &[u8], time: Option<i64>) {
-        // Seats past the header's three bits cannot be logged: a game that seats more players
-        // has no replay from here (its log is dropped by the caller, never misread).
-        debug_assert!(seat < MAX_LOGGED_SEATS && op < 8);
-        self.bytes.push(kind | (seat as u8) << 2 | op << 5);
-        self.bytes.extend_from_slice(payload);
-        if let Some(delta) = time {
-            put_varint(&mut self.bytes, zigzag(delta));
-        }
+    /// Appends a step.
+    fn push(&mut self, raw: &Raw) {
+        raw.write(&mut self.bytes);
         self.steps += 1;
+    }
+}
+
+/// A step as the log spells it, before its action is read ([`Raw::read`]) or after it was
+/// written ([`Raw::write`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Raw {
+    kind: u8,
+    /// `None`: the player the game waited for (the common step).
+    seat: Option<u8>,
+    op: u8,
+    payload: Vec<u8>,
+    /// A computer player's move: the words its choice drew.
+    words: Option<u64>,
+    /// The time, as `now` less the room's `updatedAt` before the step, where stored.
+    delta: Option<i64>,
+}
+
+impl Raw {
+    /// Whether the step is the common one, written as a single varint.
+    fn common(&self) -> bool {
+        self.kind == KIND_ACT && self.seat.is_none()
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        if self.common() {
+            // Two bytes, little-endian, `ms << 1 | 1`, up to 32.766 s; past it the escape
+            // (all ones) and a varint of the whole time.
+            let ms = u64::try_from(self.delta.unwrap_or(0)).unwrap_or(0);
+            let short = ms.min(COMMON_ESCAPE) as u16;
+            out.extend_from_slice(&(short << 1 | 1).to_le_bytes());
+            if ms >= COMMON_ESCAPE {
+                put_varint(out, ms);
+            }
+            return;
+        }
+        let seat = self.seat.unwrap_or(0);
+        let short = self.op.min(3);
+        out.push(self.kind << 1 | seat << 3 | short << 6);
+        if short == 3 {
+            out.push(self.op);
+        }
+        out.extend_from_slice(&self.payload);
+        if let Some(words) = self.words {
+            put_varint(out, words);
+        }
+        if let Some(delta) = self.delta {
+            put_varint(out, zigzag(delta));
+        }
+    }
+
+    /// Reads one step (its action's payload measured by reading the action,
+    /// [`Game::read_action`]) and the action, for actions and computer players' moves.
+    fn read<G: Game>(
+        input: &mut &[u8],
+        options: &G::Options,
+        seats: usize,
+    ) -> Option<(Raw, Option<G::Action>)> {
+        let first = *input.first()?;
+        if first & 1 == 1 {
+            let low = take_byte(input)?;
+            let high = take_byte(input)?;
+            let mut ms = u64::from(u16::from_le_bytes([low, high]) >> 1);
+            if ms == COMMON_ESCAPE {
+                ms = take_varint(input).filter(|&ms| ms >= COMMON_ESCAPE)?;
+            }
+            let raw = Raw {
+                kind: KIND_ACT,
+                seat: None,
+                op: 0,
+                payload: Vec::new(),
+                words: None,
+                delta: Some(i64::try_from(ms).ok()?),
+            };
+            let action = G::read_action(options, 0, &mut &[][..])?;
+            return Some((raw, Some(action)));
+        }
+        let header = take_byte(input)?;
+        let (kind, seat) = (header >> 1 & 3, header >> 3 & 7);
+        if usize::from(seat) >= seats {
+            return None;
+        }
+        let op = match header >> 6 {
+            3 => match take_byte(input)? {
+                op @ 3..=7 => op,
+                _ => return None,
+            },
+            op => op,
+        };
+        let mut raw = Raw {
+            kind,
+            seat: Some(seat),
+            op,
+            payload: Vec::new(),
+            words: None,
+            delta: None,
+        };
+        let mut action = None;
+        if kind == KIND_ACT || kind == KIND_BOT {
+            let before = *input;
+            action = Some(G::read_action(options, op, input)?);
+            raw.payload = before[..before.len() - input.len()].to_vec();
+        }
+        let time = |input: &mut &[u8]| take_varint(input).map(unzigzag);
+        match kind {
+            KIND_ACT => raw.delta = Some(time(input)?),
+            KIND_BOT => raw.words = Some(take_varint(input)?),
+            KIND_TIMEOUT => match op {
+                0 => raw.delta = Some(time(input)?),
+                AT_DEADLINE => {}
+                _ => return None,
+            },
+            _ => {
+                if op != 0 {
+                    return None;
+                }
+                raw.delta = Some(time(input)?);
+            }
+        }
+        Some((raw, action))
     }
 }
 
@@ -198,12 +319,12 @@ impl ReplayError {
     }
 }
 
-/// One decoded step.
+/// One decoded step. `seat: None`: the player the game waited for.
 #[derive(Debug)]
 #[derive_where::derive_where(Clone)]
 enum Step<G: Game> {
     Act {
-        seat: usize,
+        seat: Option<usize>,
         action: G::Action,
         delta: i64,
     },
@@ -222,17 +343,43 @@ enum Step<G: Game> {
     },
 }
 
-fn decode_steps<G: Game>(
+impl<G: Game> Step<G> {
+    fn of(raw: Raw, action: Option<G::Action>) -> Option<Step<G>> {
+        let seat = raw.seat.map(usize::from);
+        Some(match raw.kind {
+            KIND_ACT => Step::Act {
+                seat,
+                action: action?,
+                delta: raw.delta?,
+            },
+            KIND_TIMEOUT => Step::Timeout {
+                seat: seat?,
+                delta: raw.delta,
+            },
+            KIND_BOT => Step::Bot {
+                seat: seat?,
+                action: action?,
+                words: raw.words?,
+            },
+            _ => Step::Leave {
+                seat: seat?,
+                delta: raw.delta?,
+            },
+        })
+    }
+}
+
+/// Reads every step of `log`, strictly: `Broken(n)` names the first step that does not read
+/// (or the last, when bytes follow it).
+fn read_raw<G: Game>(
     log: &GameLog,
     options: &G::Options,
     seats: usize,
-) -> Result<Vec<Step<G>>, ReplayError> {
+) -> Result<Vec<(Raw, Option<G::Action>)>, ReplayError> {
     let mut input = log.bytes.as_slice();
     let mut steps = Vec::with_capacity(log.steps());
     for i in 0..log.steps() {
-        let step =
-            decode_step::<G>(&mut input, options, seats).ok_or(ReplayError::Broken(i + 1))?;
-        steps.push(step);
+        steps.push(Raw::read::<G>(&mut input, options, seats).ok_or(ReplayError::Broken(i + 1))?);
     }
     if !input.is_empty() {
         return Err(ReplayError::Broken(log.steps()));
@@ -240,105 +387,65 @@ fn decode_steps<G: Game>(
     Ok(steps)
 }
 
-fn decode_step<G: Game>(input: &mut &[u8], options: &G::Options, seats: usize) -> Option<Step<G>> {
-    decode_spanned::<G>(input, options, seats).map(|(step, _)| step)
-}
-
-/// Decodes one step, and says how many bytes its header and action payload took (what a
-/// rewrite of the step replaces: [`GameLog::take_back`]).
-fn decode_spanned<G: Game>(
-    input: &mut &[u8],
+fn decode_steps<G: Game>(
+    log: &GameLog,
     options: &G::Options,
     seats: usize,
-) -> Option<(Step<G>, usize)> {
-    let before = input.len();
-    let head = |input: &&[u8]| before - input.len();
-    let header = take_byte(input)?;
-    let (kind, seat, op) = (header & 3, usize::from(header >> 2 & 7), header >> 5);
-    if seat >= seats {
-        return None;
-    }
-    let delta = |input: &mut &[u8]| take_varint(input).map(unzigzag);
-    Some(match kind {
-        KIND_ACT => {
-            let action = G::read_action(options, op, input)?;
-            let spent = head(input);
-            let step = Step::Act {
-                seat,
-                action,
-                delta: delta(input)?,
-            };
-            (step, spent)
-        }
-        KIND_TIMEOUT => match op {
-            0 => (
-                Step::Timeout {
-                    seat,
-                    delta: Some(delta(input)?),
-                },
-                1,
-            ),
-            AT_DEADLINE => (Step::Timeout { seat, delta: None }, 1),
-            _ => return None,
-        },
-        KIND_BOT => {
-            let action = G::read_action(options, op, input)?;
-            let spent = head(input);
-            let step = Step::Bot {
-                seat,
-                action,
-                words: take_varint(input)?,
-            };
-            (step, spent)
-        }
-        _ => {
-            if op != 0 {
-                return None;
-            }
-            let step = Step::Leave {
-                seat,
-                delta: delta(input)?,
-            };
-            (step, 1)
-        }
-    })
+) -> Result<Vec<Step<G>>, ReplayError> {
+    read_raw::<G>(log, options, seats)?
+        .into_iter()
+        .enumerate()
+        .map(|(i, (raw, action))| Step::of(raw, action).ok_or(ReplayError::Broken(i + 1)))
+        .collect()
 }
 
 impl GameLog {
     /// Spells out, oldest first, the last `spelled.len()` steps whose action the state's record
-    /// kept ([`Game::recorded_op`]) and no longer keeps (an action took them back): their header's
-    /// op and their payload are replaced, the rest of each step is kept as it is. `None`: the
-    /// log does not have that many such steps, or does not decode (the caller drops it).
+    /// kept ([`Game::recorded_op`]) and no longer keeps (an action took them back): each gets
+    /// its player's seat, the op and the payload given, and keeps its time. `None`: the log does
+    /// not have that many such steps, or does not read (the caller drops it).
     fn take_back<G: Game>(
         &mut self,
         options: &G::Options,
         seats: usize,
-        spelled: Vec<(u8, Vec<u8>)>,
+        spelled: Vec<(usize, u8, Vec<u8>)>,
     ) -> Option<()> {
-        // Where each recorded step starts, and how long its header and payload are.
-        let mut recorded = Vec::new();
-        let mut input = self.bytes.as_slice();
-        for _ in 0..self.steps {
-            let at = self.bytes.len() - input.len();
-            let header = *input.first()?;
-            let (step, spent) = decode_spanned::<G>(&mut input, options, seats)?;
-            if matches!(step, Step::Act { .. } | Step::Bot { .. }) && G::recorded_op(header >> 5) {
-                recorded.push((at, spent));
-            }
-        }
+        let mut raws = read_raw::<G>(self, options, seats).ok()?;
+        let recorded: Vec<usize> = raws
+            .iter()
+            .enumerate()
+            .filter(|(_, (raw, _))| {
+                (raw.kind == KIND_ACT || raw.kind == KIND_BOT) && G::recorded_op(raw.op)
+            })
+            .map(|(i, _)| i)
+            .collect();
         let first = recorded.len().checked_sub(spelled.len())?;
-        let mut bytes = Vec::with_capacity(self.bytes.len() + 2 * spelled.len());
-        let mut copied = 0;
-        for ((at, spent), (op, payload)) in recorded[first..].iter().zip(spelled) {
-            bytes.extend_from_slice(&self.bytes[copied..*at]);
-            bytes.push(self.bytes[*at] & 0x1f | op << 5);
-            bytes.extend_from_slice(&payload);
-            copied = at + spent;
+        for (&i, (seat, op, payload)) in recorded[first..].iter().zip(spelled) {
+            let raw = &mut raws[i].0;
+            raw.seat = Some(
+                u8::try_from(seat)
+                    .ok()
+                    .filter(|&s| usize::from(s) < MAX_LOGGED_SEATS)?,
+            );
+            raw.op = op;
+            raw.payload = payload;
         }
-        bytes.extend_from_slice(&self.bytes[copied..]);
+        let mut bytes = Vec::with_capacity(self.bytes.len() + 3 * recorded.len().min(8));
+        for (raw, _) in &raws {
+            raw.write(&mut bytes);
+        }
         self.bytes = bytes;
         Some(())
     }
+}
+
+/// What the room works out before an action is applied, to log it after.
+pub(super) struct Before {
+    /// The seat of the player the game waited for.
+    awaited: Option<usize>,
+    /// What the action takes off the state's record ([`Game::taken_back`]), with each step's
+    /// player.
+    back: Vec<(PlayerId, u8, Vec<u8>)>,
 }
 
 impl<G: Game> Room<G> {
@@ -366,26 +473,34 @@ impl<G: Game> Room<G> {
         };
     }
 
-    /// What logging `action` on `before` will take off the state's record
-    /// ([`Game::taken_back`]), worked out before the action is applied: nothing when the room
+    /// What logging `action` on `before` needs to know of the state before it: the player the
+    /// game waits for, and what the action takes off the state's record. Nothing when the room
     /// keeps no log.
-    pub(super) fn to_take_back(&self, before: &G::State, action: &G::Action) -> Vec<(u8, Vec<u8>)> {
-        match self.replay {
-            Some(_) => G::taken_back(&self.options, before, action),
-            None => Vec::new(),
+    pub(super) fn before_logging(&self, before: &G::State, action: &G::Action) -> Before {
+        if self.replay.is_none() {
+            return Before {
+                awaited: None,
+                back: Vec::new(),
+            };
+        }
+        Before {
+            awaited: G::active_players(before)
+                .first()
+                .and_then(|p| self.log_seat(p)),
+            back: G::taken_back(&self.options, before, action),
         }
     }
 
-    /// Logs an accepted action (before the room's `accept`); `back`: [`Room::to_take_back`].
+    /// Logs an accepted action (before the room's `accept`); `before`: [`Room::before_logging`].
     pub(super) fn log_act(
         &mut self,
         player: &PlayerId,
         action: &G::Action,
         now: Millis,
-        back: Vec<(u8, Vec<u8>)>,
+        before: Before,
     ) {
-        self.spell_out(back);
-        self.log_action(KIND_ACT, player, action, Some(now), None);
+        let delta = self.delta(now);
+        self.log_action(KIND_ACT, player, action, Some(delta), None, before);
     }
 
     /// Logs a computer player's move whose choice drew `words` words of the generator.
@@ -394,25 +509,9 @@ impl<G: Game> Room<G> {
         player: &PlayerId,
         action: &G::Action,
         words: u64,
-        back: Vec<(u8, Vec<u8>)>,
+        before: Before,
     ) {
-        self.spell_out(back);
-        self.log_action(KIND_BOT, player, action, None, Some(words));
-    }
-
-    fn spell_out(&mut self, back: Vec<(u8, Vec<u8>)>) {
-        if back.is_empty() {
-            return;
-        }
-        let seats = self.seats.len();
-        let kept = self
-            .replay
-            .as_mut()
-            .and_then(|log| log.take_back::<G>(&self.options, seats, back));
-        if kept.is_none() {
-            // Never a log that would replay something else: none at all.
-            self.replay = None;
-        }
+        self.log_action(KIND_BOT, player, action, None, Some(words), before);
     }
 
     fn log_action(
@@ -420,21 +519,49 @@ impl<G: Game> Room<G> {
         kind: u8,
         player: &PlayerId,
         action: &G::Action,
-        now: Option<Millis>,
+        delta: Option<i64>,
         words: Option<u64>,
+        before: Before,
     ) {
         let Some(seat) = self.log_seat(player) else {
             self.replay = None;
             return;
         };
-        let delta = now.map(|now| self.delta(now));
+        self.spell_out(before.back);
         let mut payload = Vec::new();
         let op = G::log_action(&self.options, action, &mut payload);
-        if let Some(words) = words {
-            put_varint(&mut payload, words);
-        }
+        let common =
+            kind == KIND_ACT && op == 0 && payload.is_empty() && before.awaited == Some(seat);
+        let raw = Raw {
+            kind,
+            seat: (!common).then_some(seat as u8),
+            op,
+            payload,
+            words,
+            delta,
+        };
         if let Some(log) = self.replay.as_mut() {
-            log.push(kind, seat, op, &payload, delta);
+            log.push(&raw);
+        }
+    }
+
+    fn spell_out(&mut self, back: Vec<(PlayerId, u8, Vec<u8>)>) {
+        if back.is_empty() {
+            return;
+        }
+        let seats = self.seats.len();
+        let spelled: Option<Vec<(usize, u8, Vec<u8>)>> = back
+            .into_iter()
+            .map(|(p, op, payload)| Some((self.log_seat(&p)?, op, payload)))
+            .collect();
+        let kept = spelled.and_then(|spelled| {
+            self.replay
+                .as_mut()
+                .and_then(|log| log.take_back::<G>(&self.options, seats, spelled))
+        });
+        if kept.is_none() {
+            // Never a log that would replay something else: none at all.
+            self.replay = None;
         }
     }
 
@@ -449,8 +576,16 @@ impl<G: Game> Room<G> {
         } else {
             (0, Some(self.delta(at)))
         };
+        let raw = Raw {
+            kind: KIND_TIMEOUT,
+            seat: Some(seat as u8),
+            op,
+            payload: Vec::new(),
+            words: None,
+            delta,
+        };
         if let Some(log) = self.replay.as_mut() {
-            log.push(KIND_TIMEOUT, seat, op, &[], delta);
+            log.push(&raw);
         }
     }
 
@@ -460,9 +595,16 @@ impl<G: Game> Room<G> {
             self.replay = None;
             return;
         };
-        let delta = self.delta(now);
+        let raw = Raw {
+            kind: KIND_LEAVE,
+            seat: Some(seat as u8),
+            op: 0,
+            payload: Vec::new(),
+            words: None,
+            delta: Some(self.delta(now)),
+        };
         if let Some(log) = self.replay.as_mut() {
-            log.push(KIND_LEAVE, seat, 0, &[], Some(delta));
+            log.push(&raw);
         }
     }
 
@@ -485,9 +627,13 @@ impl<G: Game> Room<G> {
                 action,
                 delta,
             } => {
-                let player = player(self, *seat)?;
+                let state = self.game.as_ref()?;
+                let player = match seat {
+                    Some(seat) => player(self, *seat)?,
+                    None => G::active_players(state).into_iter().next()?,
+                };
                 let now = self.updated_at.wrapping_add_signed(*delta);
-                let action = G::resolve_logged(record, self.game.as_ref()?, action.clone())?;
+                let action = G::resolve_logged(record, state, action.clone())?;
                 self.act(&player, RoomAction::Game(action), now).ok()?;
             }
             Step::Leave { seat, delta } => {
@@ -517,8 +663,6 @@ impl<G: Game> Room<G> {
                 let pos = self.rng.word_pos() + u128::from(*words);
                 self.rng.set_word_pos(pos);
                 let action = G::resolve_logged(record, self.game.as_ref()?, action.clone())?;
-                let back = self.to_take_back(self.game.as_ref()?, &action);
-                debug_assert!(back.is_empty(), "a replayed room keeps no log");
                 let state = self.game.as_mut()?;
                 G::apply(state, Actor::Player(&player), &action, &mut self.rng, at).ok()?;
                 self.accept(at);
@@ -787,11 +931,59 @@ mod tests {
         assert_eq!(Baduk::read_action(&o, 7, &mut &[8][..]), None);
     }
 
+    fn raw(kind: u8, seat: Option<u8>, op: u8, delta: Option<i64>) -> Raw {
+        Raw {
+            kind,
+            seat,
+            op,
+            payload: Vec::new(),
+            words: None,
+            delta,
+        }
+    }
+
+    #[test]
+    fn steps_round_trip_and_the_common_one_is_a_single_varint() {
+        let o = YutOptions::default();
+        let mut log = GameLog::start(5, 1_000, 1_000, 0, 0);
+        let steps = [
+            raw(KIND_ACT, None, 0, Some(5_000)),
+            raw(KIND_ACT, None, 0, Some(32_766)),
+            raw(KIND_ACT, None, 0, Some(32_767)),
+            raw(KIND_ACT, None, 0, Some(86_400_000)),
+            raw(KIND_ACT, Some(1), 0, Some(-3)),
+            Raw {
+                payload: vec![0x21],
+                ..raw(KIND_ACT, Some(1), 1, Some(700))
+            },
+            Raw {
+                words: Some(0),
+                ..raw(KIND_BOT, Some(2), 0, None)
+            },
+            raw(KIND_TIMEOUT, Some(0), AT_DEADLINE, None),
+            raw(KIND_TIMEOUT, Some(0), 0, Some(30_000)),
+            raw(KIND_LEAVE, Some(2), 0, Some(1)),
+            raw(KIND_ACT, Some(0), 4, Some(2)),
+        ];
+        for step in &steps {
+            log.push(step);
+        }
+        // 5 s: two bytes, `5000 << 1 | 1` little-endian.
+        assert_eq!(&log.bytes[..2], &[0x11, 0x27]);
+        let back: Vec<Raw> = read_raw::<Yut>(&log, &o, 3)
+            .unwrap()
+            .into_iter()
+            .map(|(r, _)| r)
+            .collect();
+        assert_eq!(back, steps);
+        assert_eq!(decode_steps::<Yut>(&log, &o, 3).unwrap().len(), steps.len());
+    }
+
     #[test]
     fn a_log_with_a_byte_too_many_or_a_seat_nobody_has_does_not_decode() {
-        let mut log = GameLog::start(5, 1_000, 1_000, 0, 0);
-        log.push(KIND_ACT, 1, 0, &[], Some(700));
         let o = YutOptions::default();
+        let mut log = GameLog::start(5, 1_000, 1_000, 0, 0);
+        log.push(&raw(KIND_ACT, Some(1), 0, Some(700)));
         assert_eq!(decode_steps::<Yut>(&log, &o, 2).map(|s| s.len()), Ok(1));
         assert_eq!(
             decode_steps::<Yut>(&log, &o, 1).err(),
@@ -809,12 +1001,22 @@ mod tests {
             decode_steps::<Yut>(&cut, &o, 2).err(),
             Some(ReplayError::Broken(1))
         );
-        // A timeout with an op it never writes.
-        let mut odd = GameLog::start(5, 1_000, 1_000, 0, 0);
-        odd.push(KIND_TIMEOUT, 0, 2, &[], None);
-        assert_eq!(
-            decode_steps::<Yut>(&odd, &o, 2).err(),
-            Some(ReplayError::Broken(1))
-        );
+        // A timeout with an op it never writes; an op byte of 0–2 after the escape.
+        for bad in [
+            vec![KIND_TIMEOUT << 1 | 2 << 6, 0],
+            vec![KIND_ACT << 1 | 3 << 6, 2, 0],
+            vec![KIND_LEAVE << 1 | 1 << 6, 0],
+        ] {
+            let odd = GameLog {
+                steps: 1,
+                bytes: bad.clone(),
+                ..GameLog::start(5, 1_000, 1_000, 0, 0)
+            };
+            assert_eq!(
+                decode_steps::<Yut>(&odd, &o, 2).err(),
+                Some(ReplayError::Broken(1)),
+                "{bad:?}"
+            );
+        }
     }
 }

@@ -195,7 +195,7 @@ fn long_game(moves: usize) -> Vec<Played> {
 }
 
 #[test]
-fn a_19x19_room_stays_within_1_kb_through_move_400_with_9_bits_a_move_and_its_replay_log_adds_3_bytes_a_move()
+fn a_19x19_room_stays_within_1_kb_through_move_400_with_9_bits_a_move_and_its_replay_log_adds_2_bytes_a_move()
  {
     let fixture = longest_fixture();
     let random = long_game(400);
@@ -232,9 +232,9 @@ fn a_19x19_room_stays_within_1_kb_through_move_400_with_9_bits_a_move_and_its_re
             log.byte_len(),
             encoded.len()
         );
-        // The replay log (DESIGN "Replay") repeats no move: a step is its header byte and its
-        // time (5 s: two bytes); the stones are the packed list's.
-        assert_eq!(log.byte_len(), 3 * played, "{label}");
+        // The replay log (DESIGN "Replay") repeats no move: a stone of the player on turn is
+        // its time alone (two bytes); the stones are the packed list's.
+        assert_eq!(log.byte_len(), 2 * played, "{label}");
         // 9 bits a move, plus one code for each time play resumed with the side that passed.
         assert!(packed.byte_len() >= (played * 9).div_ceil(8), "{label}");
         assert!(packed.byte_len() <= (played * 9).div_ceil(8) + 4, "{label}");
