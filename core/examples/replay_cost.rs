@@ -71,10 +71,12 @@ where
 }
 
 fn baduk_game(moves: usize) -> Room<Baduk> {
-    let options = BadukOptions {
-        board_size: 19,
-        ..BadukOptions::default()
-    };
+    // Game time long enough for 722 moves at up to 20 s each (the moves only need to be legal).
+    let options: BadukOptions = serde_json::from_value(serde_json::json!({
+        "boardSize": 19,
+        "timeControl": {"kind": "fischer", "mainSec": 3600, "incSec": 30}
+    }))
+    .unwrap();
     let (mut room, black) = Room::<Baduk>::create(
         "Q2hlb2xzdS1ZZW9uZ2hlZQ".into(),
         "흑돌철수".into(),
@@ -84,7 +86,7 @@ fn baduk_game(moves: usize) -> Room<Baduk> {
         1_700_000_000_000,
     )
     .unwrap();
-    let white = room
+    let _white = room
         .join("백돌영희".into(), TokenHash::of("b"), 1_700_000_000_001)
         .unwrap();
     let mut now = 1_700_000_000_002;
@@ -95,15 +97,15 @@ fn baduk_game(moves: usize) -> Room<Baduk> {
     while played < moves {
         let state = room.game.as_ref().unwrap();
         let who: PlayerId = Baduk::active_players(state)[0].clone();
-        now += 4_000 + u64::from(dice.below(16_000));
+        let at = now + 4_000 + u64::from(dice.below(16_000));
         let action = BadukAction::Place {
             x: dice.below(19) as i32,
             y: dice.below(19) as i32,
         };
-        if room.act(&who, RoomAction::Game(action), now).is_ok() {
+        if room.act(&who, RoomAction::Game(action), at).is_ok() {
             played += 1;
+            now = at;
         }
-        now -= 1;
     }
     room
 }
