@@ -37,7 +37,11 @@ function newEvents(prev, room) {
 function describeYut(prev, room) {
   const st = room.state;
   const name = (id) => room.players.find((p) => p.id === id)?.name ?? id;
-  const side = (i) => st.sides?.[i]?.name ?? `${i + 1}편`;
+  // A side of one player is that player; a team keeps its name (청, 홍).
+  const side = (i) => {
+    const members = st.sides?.[i]?.members ?? [];
+    return members.length === 1 ? name(members[0]) : (st.sides?.[i]?.name ?? `${i + 1}편`);
+  };
   const parts = [];
   for (const e of newEvents(prev, room)) {
     switch (e.type) {
@@ -131,11 +135,12 @@ export async function replayScreen(client, roomId, at) {
     type: 'button', class: 'secondary', text, testid, 'aria-label': label, onclick: () => show(to()),
   });
   const controls = h('div', { class: 'replay-controls', role: 'group', 'aria-label': '다시 보기' },
-    button('⏮', '처음으로', 'replay-first', () => 0),
+    // ⏮ and ⏭ are drawn from ◀ ▶ and a bar: the app's fonts have no glyph for them.
+    button('|◀', '처음으로 (⏮)', 'replay-first', () => 0),
     button('◀', '한 수 뒤로', 'replay-prev', () => shown - 1),
     counter,
     button('▶', '한 수 앞으로', 'replay-next', () => shown + 1),
-    button('⏭', '마지막으로', 'replay-last', () => of),
+    button('▶|', '마지막으로 (⏭)', 'replay-last', () => of),
     share);
   const back = h('a', { href: `/r/${encodeURIComponent(roomId)}`, class: 'button secondary small', testid: 'replay-live', text: '지금 판으로' });
   const el = h('section', { class: 'room replay', testid: 'replay' },
