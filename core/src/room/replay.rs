@@ -369,13 +369,16 @@ impl<G: Game> Step<G> {
     }
 }
 
+/// A step as read: its raw form and, for actions and computer players' moves, the action.
+type Read<G> = (Raw, Option<<G as Game>::Action>);
+
 /// Reads every step of `log`, strictly: `Broken(n)` names the first step that does not read
 /// (or the last, when bytes follow it).
 fn read_raw<G: Game>(
     log: &GameLog,
     options: &G::Options,
     seats: usize,
-) -> Result<Vec<(Raw, Option<G::Action>)>, ReplayError> {
+) -> Result<Vec<Read<G>>, ReplayError> {
     let mut input = log.bytes.as_slice();
     let mut steps = Vec::with_capacity(log.steps());
     for i in 0..log.steps() {

@@ -24,7 +24,9 @@ use crate::error::ApiError;
 /// How many rooms' replays a process keeps.
 pub const KEPT_REPLAYS: usize = 8;
 
-/// A replay of either game.
+/// A replay of either game. (Kept a few at a time and moved in and out of the cache whole, so
+/// the larger variant stays unboxed, as `AnyRoom`'s does.)
+#[allow(clippy::large_enum_variant)]
 enum AnyReplay {
     Yut(Replay<Yut>),
     Baduk(Replay<Baduk>),
