@@ -946,7 +946,7 @@ mod tests {
     }
 
     #[test]
-    fn steps_round_trip_and_the_common_one_is_a_single_varint() {
+    fn steps_round_trip_and_the_common_one_is_two_bytes() {
         let o = YutOptions::default();
         let mut log = GameLog::start(5, 1_000, 1_000, 0, 0);
         let steps = [
