@@ -30,6 +30,7 @@ pub mod live_chat;
 pub mod overdue;
 pub mod push_service;
 pub mod race;
+pub mod replay;
 pub mod slow;
 #[path = "lambda/store_proxy.rs"]
 pub mod store_proxy;

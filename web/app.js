@@ -8,6 +8,7 @@ import { badukScreen } from './baduk.js';
 import { rulesButton, rulesView } from './rules.js';
 import { soundToggle } from './sound.js';
 import { chatDrawer } from './chat.js';
+import { replayScreen } from './replay.js';
 
 const client = new MadangClient();
 const main = document.getElementById('main');
@@ -67,7 +68,9 @@ async function route() {
   leaveRoomScreen();
   const m = location.pathname.match(/^\/r\/([^/]+)$/);
   const rules = location.pathname.match(/^\/rules\/([^/]+)$/);
-  if (m) await openRoom(decodeURIComponent(m[1]));
+  const at = new URLSearchParams(location.search).get('at');
+  if (m && at != null) await openReplay(decodeURIComponent(m[1]), at);
+  else if (m) await openRoom(decodeURIComponent(m[1]));
   else if (rules) await openRulesPage(rules[1]);
   else await openLobby();
 }
@@ -104,6 +107,13 @@ async function openRulesPage(kind) {
   const schema = await client.games(kind);
   main.replaceChildren(rulesView(kind, schema, options),
     h('p', {}, h('a', { href: roomId ? `/r/${encodeURIComponent(roomId)}` : '/', class: 'button primary', text: roomId ? '방으로 돌아가기' : '처음으로' })));
+}
+
+/** `/r/{id}?at=N`: the game's replay at step N (`end`: the latest step). */
+async function openReplay(roomId, at) {
+  const replay = await replayScreen(client, roomId, at);
+  current = { screen: replay };
+  main.replaceChildren(replay.el);
 }
 
 async function openRoom(roomId) {
@@ -196,6 +206,10 @@ function roomHeader(room) {
       }),
     ),
     h('p', { class: 'rules-line', text: room.ruleSummary }),
+    // A spectator who came in late steps back through the game so far (DESIGN "Replay").
+    room.status === 'playing' ? h('a', {
+      href: `/r/${encodeURIComponent(room.roomId)}?at=end`, class: 'button secondary small', testid: 'replay-open', text: '지난 수 보기',
+    }) : null,
     rulesButton(client, room.game, () => room.options),
     commitmentLine(room),
   );

@@ -172,6 +172,16 @@ export function revealBox(room) {
  * to watch the new game once it exists. `onRematch` is the app's: it asks, then moves over.
  */
 export function rematchBox(room, onRematch) {
+  // A replay's last step shows the result too: no 한 판 더 there, and no 다시 보기 of itself.
+  if (room.replay) return null;
+  const again = h('a', {
+    href: `/r/${encodeURIComponent(room.roomId)}?at=0`, class: 'button secondary', testid: 'replay-open', text: '다시 보기',
+  });
+  return h('div', { class: 'after-game' }, again, rematchOffer(room, onRematch));
+}
+
+/** 한 판 더 for a player of the finished game, or the way to watch the rematch. */
+function rematchOffer(room, onRematch) {
   const me = room.players.find((p) => p.id === room.you);
   const next = room.rematchRoomId ?? null;
   if (me && !me.left) {

@@ -176,6 +176,50 @@ pub trait Game {
         now: Millis,
     ) -> Result<Vec<Self::Event>, Self::Error>;
 
+    /// The replay log's form of an accepted `action` (DESIGN "Replay", [`GameLog`]): the
+    /// action's op, `0..8` (three bits of the step's header), with whatever else it needs
+    /// appended to `out` — as few bytes as it can, since every save writes the whole log.
+    ///
+    /// [`GameLog`]: crate::room::GameLog
+    fn log_action(options: &Self::Options, action: &Self::Action, out: &mut Vec<u8>) -> u8;
+
+    /// Reads back, from the front of `input`, the action [`Game::log_action`] wrote with `op`
+    /// under these options. Strict: `None` for an op or a payload it never writes.
+    fn read_action(options: &Self::Options, op: u8, input: &mut &[u8]) -> Option<Self::Action>;
+
+    /// Whether steps logged with `op` leave their action to the state's own record (바둑: a
+    /// stone or a pass is in the stored move list, so the log need not repeat it): such a step
+    /// is read back as a placeholder that [`Game::resolve_logged`] fills in. Default: none.
+    fn recorded_op(op: u8) -> bool {
+        let _ = op;
+        false
+    }
+
+    /// The action a step read back from the log stands for: `action` itself, or — for a
+    /// placeholder of a [`Game::recorded_op`] — the one `record` (the latest state, whose record
+    /// holds it) kept, seen from `now`, the state the step is replayed on. `None`: not there.
+    fn resolve_logged(
+        record: &Self::State,
+        now: &Self::State,
+        action: Self::Action,
+    ) -> Option<Self::Action> {
+        let _ = (record, now);
+        Some(action)
+    }
+
+    /// What an accepted `action` on `before` takes off the state's own record (바둑: an undo
+    /// granted): each such earlier step spelled out in full, as its player, an op and its
+    /// payload, oldest first, so the log keeps them once the record no longer does. Default:
+    /// nothing.
+    fn taken_back(
+        options: &Self::Options,
+        before: &Self::State,
+        action: &Self::Action,
+    ) -> Vec<(PlayerId, u8, Vec<u8>)> {
+        let _ = (options, before, action);
+        Vec::new()
+    }
+
     /// The state as `viewer` may see it (`None`: a spectator).
     fn view(state: &Self::State, viewer: Option<&PlayerId>) -> Self::View;
 

@@ -95,6 +95,17 @@ impl GameRng {
         }
     }
 
+    /// How many 32-bit words of the stream have been drawn (the replay log keeps it where a
+    /// game starts, and how far a computer player's choice read).
+    pub(crate) fn word_pos(&self) -> u128 {
+        self.rng.get_word_pos()
+    }
+
+    /// Moves the stream to word `pos` (the replay puts the generator where the game had it).
+    pub(crate) fn set_word_pos(&mut self, pos: u128) {
+        self.rng.set_word_pos(pos);
+    }
+
     /// The next 64 uniformly random bits: the next two 32-bit words of the stream, the first
     /// as the low half (every draw of the games goes through here, so the words pair up from
     /// word 0 on; `docs/audit.md`).

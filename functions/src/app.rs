@@ -129,6 +129,8 @@ pub struct App<S> {
     pub thinker: Arc<dyn Thinker>,
     /// Web Push, when the deployment has a VAPID key ([`crate::push`]); `None`: push is off.
     pub push: Option<Arc<crate::push::Push>>,
+    /// The replays of the rooms asked about last ([`crate::service::replay`]).
+    pub replays: Arc<crate::service::replay::Replays>,
 }
 
 impl<S> Clone for App<S> {
@@ -143,6 +145,7 @@ impl<S> Clone for App<S> {
             origin: self.origin.clone(),
             thinker: self.thinker.clone(),
             push: self.push.clone(),
+            replays: self.replays.clone(),
         }
     }
 }
@@ -163,6 +166,7 @@ impl<S: RoomStore> App<S> {
             origin: None,
             thinker: Arc::new(thinker),
             push: None,
+            replays: Arc::default(),
         }
     }
 

@@ -4,7 +4,7 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use madang_core::chat::ChatError;
-use madang_core::room::{ErrorKind, RoomError};
+use madang_core::room::{ErrorKind, ReplayError, RoomError};
 use madang_infra::{BoxError, StoreError};
 use serde_json::{Value, json};
 
@@ -26,6 +26,10 @@ pub enum ApiError {
     /// Not something this room has (an SGF of a 윷놀이 room).
     #[error("{0}")]
     NotAvailable(&'static str),
+    /// No replay of that step: no such step (`STEP_NOT_FOUND`), or a game that keeps no log
+    /// (`REPLAY_NOT_KEPT`: started before rooms kept one).
+    #[error("{0}")]
+    Replay(ReplayError),
     /// The caller's `expectedVersion` is stale, or the room changed under a racing request.
     /// `room` is the room as it is now, for the caller.
     #[error("방이 그새 바뀌었어요. 최신 상태를 보고 다시 해 주세요.")]
@@ -129,6 +133,7 @@ impl ApiError {
             ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, "UNAUTHORIZED"),
             ApiError::RoomNotFound => (StatusCode::NOT_FOUND, "ROOM_NOT_FOUND"),
             ApiError::NotAvailable(_) => (StatusCode::NOT_FOUND, "NOT_AVAILABLE"),
+            ApiError::Replay(e) => (StatusCode::NOT_FOUND, e.code()),
             ApiError::VersionConflict { .. } => (StatusCode::CONFLICT, "VERSION_CONFLICT"),
             ApiError::Room(e) => (
                 match e.kind() {

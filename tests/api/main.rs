@@ -14,6 +14,7 @@ mod polling;
 mod push;
 mod race;
 mod rematch;
+mod replay;
 mod rooms;
 mod slow;
 mod web;

@@ -79,3 +79,16 @@ async fn sixty_four_racing_clients_never_double_apply_on_dynamodb() {
     let store = Arc::new(dynalite_store("race").await);
     check_racing_clients_never_double_apply(Arc::new(spawn_app_on(store).await)).await;
 }
+
+#[tokio::test]
+async fn every_step_of_a_yut_game_replays_as_the_spectator_saw_it_on_dynamodb() {
+    let store = Arc::new(dynalite_store("replay-yut").await);
+    madang_tests::replay::check_a_yut_game_replays_as_it_was_seen(&spawn_app_on(store).await).await;
+}
+
+#[tokio::test]
+async fn every_step_of_a_baduk_game_replays_as_the_spectator_saw_it_on_dynamodb() {
+    let store = Arc::new(dynalite_store("replay-baduk").await);
+    madang_tests::replay::check_a_baduk_game_replays_as_it_was_seen(&spawn_app_on(store).await)
+        .await;
+}

@@ -11,6 +11,8 @@ export type YutRoom = Schemas['YutRoom'];
 export type BadukRoom = Schemas['BadukRoom'];
 /** A room as the server shows it to one caller (`GET /rooms/{id}`); `game` tells which. */
 export type Room = YutRoom | BadukRoom;
+/** A room replayed at one step (`GET /rooms/{id}/at/{n}`): the room view and `replay: {at, of}`. */
+export type ReplayRoom = Schemas['YutReplay'] | Schemas['BadukReplay'];
 /** The answer of creating or joining a room: the seat's id and token (shown once). */
 export type Seated = Schemas['YutSeated'] | Schemas['BadukSeated'];
 /** `POST /rooms` body. */
@@ -144,6 +146,7 @@ export declare class MadangClient {
   getRoom(roomId: string, options?: GetRoomOptions): Promise<Room | null>;
   act(roomId: string, token: string | null, action: Action, options?: ActOptions): Promise<Acted>;
   sgf(roomId: string, options?: { signal?: AbortSignal }): Promise<string>;
+  replayStep(roomId: string, n: number, options?: { signal?: AbortSignal }): Promise<ReplayRoom>;
   chat(
     roomId: string,
     options?: { token?: string | null; after?: number; signal?: AbortSignal },

@@ -310,6 +310,18 @@ export class MadangClient {
   }
 
   /**
+   * `GET /rooms/{id}/at/{n}`: the room as a spectator saw it after the game's n-th step (0: the
+   * start), with `replay: {at, of}`. A step past the last is a `MadangError` with code
+   * `STEP_NOT_FOUND`; a game started before rooms kept a replay log, `REPLAY_NOT_KEPT`.
+   */
+  replayStep(roomId, n, { signal } = {}) {
+    return this.#json('GET', `/rooms/${encodeURIComponent(roomId)}/at/${encodeURIComponent(String(n))}`, {
+      signal,
+      replayable: true,
+    });
+  }
+
+  /**
    * `GET /rooms/{id}/chat?after=N`: the chat messages the caller may see (a player with their
    * token: the room's and their team's; a spectator: the room's and the gallery's), numbered above
    * `after`, oldest first. `null` when nothing is newer (304).

@@ -222,7 +222,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF";
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
                         };
                     };
                 };
@@ -357,7 +357,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF";
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
                         };
                     };
                 };
@@ -547,7 +547,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF";
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
                         };
                     };
                 };
@@ -723,7 +723,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF";
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
                         };
                     };
                 };
@@ -850,7 +850,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF";
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
                         };
                     };
                 };
@@ -1027,7 +1027,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF";
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
                         };
                     };
                 };
@@ -1160,7 +1160,75 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF";
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
+                        };
+                    };
+                };
+                /** @description The store is busy; retry (Retry-After) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rooms/{id}/at/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Replay: the room as a spectator saw it after the game's n-th step (0: the position at `start`), replayed from the stored room's log; a read only
+         * @description A step is every change the game went through: an action, a timeout fired for a player, a computer player's move, a player leaving. Nothing hidden at that step is shown (the seed only in the result of the final step of a finished game). `replay.of` is how many steps the game has so far. 404 STEP_NOT_FOUND past the last step (or in a lobby), 404 REPLAY_NOT_KEPT for a game started before rooms kept a replay log.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description 22 characters of URL-safe base64; anything else is 404 ROOM_NOT_FOUND */
+                    id: components["parameters"]["RoomId"];
+                    /** @description The step, 0 to replay.of */
+                    n: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The room at that step */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["YutReplay"] | components["schemas"]["BadukReplay"];
+                    };
+                };
+                /** @description No such room (or nothing of the kind) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
                         };
                     };
                 };
@@ -1222,7 +1290,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF";
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
                         };
                     };
                 };
@@ -1273,7 +1341,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF";
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
                         };
                     };
                 };
@@ -1351,7 +1419,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF";
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
                         };
                     };
                 };
@@ -1498,7 +1566,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF";
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
                         };
                     };
                 };
@@ -1723,7 +1791,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF";
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
                         };
                     };
                 };
@@ -3683,6 +3751,134 @@ export interface components {
              */
             daysPerMove?: number;
         };
+        /**
+         * @description The `room` object of the API: the same shape for every game; `state` and `result` are the
+         *     game's own view and result.
+         */
+        YutReplay: {
+            /** @description Room id. */
+            roomId: string;
+            /** @constant */
+            game: "yut";
+            /**
+             * Format: uint64
+             * @description The room's version (also the `ETag`).
+             */
+            version: number;
+            /** @description Lobby, playing or finished. */
+            status: components["schemas"]["Status"];
+            /** @description The host's id. */
+            hostId: components["schemas"]["PlayerId"];
+            /** @description The options in force. */
+            options: components["schemas"]["YutOptions"];
+            /** @description The options in one Korean line. */
+            ruleSummary: string;
+            /** @description Seated players. */
+            players: components["schemas"]["PlayerView"][];
+            /** @description The viewer's player id, or `null` for a spectator. */
+            you: components["schemas"]["PlayerId"] | null;
+            /**
+             * Format: uint64
+             * @description When the awaited action times out (the turn timer, or a disconnected player's grace
+             *     period), or `null`.
+             */
+            deadlineAt: number | null;
+            /**
+             * @description SHA-256 of the room's generator seed and salt (hex), the same from creation to the end:
+             *     the result of the finished game reveals both (`result.rngReveal`, `docs/audit.md`).
+             */
+            rngCommitment: string;
+            /**
+             * Format: uint64
+             * @description How many ms to wait before reading the room again (`Room::poll_after`): soon while a
+             *     change may come any moment, rarely while none will, never past the next deadline.
+             *     `Retry-After` says the same in whole seconds.
+             */
+            pollAfterMs: number;
+            /** @description The game's view for this viewer (`null` in the lobby). */
+            state: components["schemas"]["YutView"] | null;
+            /** @description The game's result once finished. */
+            result: components["schemas"]["ResultView"] | null;
+            /**
+             * @description The rematch lobby (한 판 더) of this finished game once a player asked for it, for
+             *     everyone — spectators too — to move over; else `null`.
+             */
+            rematchRoomId: string | null;
+            /**
+             * Format: uri
+             * @description The live channel (absolute ws:// or wss:// URL): a WebSocket announcing this room's new versions (DESIGN.md, "Live channel"); null where the deployment has none
+             */
+            liveUrl: string | null;
+            /** @description The step shown (`at`) and how many steps the game has (`of`) */
+            replay: {
+                at: number;
+                of: number;
+            };
+        };
+        /**
+         * @description The `room` object of the API: the same shape for every game; `state` and `result` are the
+         *     game's own view and result.
+         */
+        BadukReplay: {
+            /** @description Room id. */
+            roomId: string;
+            /** @constant */
+            game: "baduk";
+            /**
+             * Format: uint64
+             * @description The room's version (also the `ETag`).
+             */
+            version: number;
+            /** @description Lobby, playing or finished. */
+            status: components["schemas"]["Status"];
+            /** @description The host's id. */
+            hostId: components["schemas"]["PlayerId"];
+            /** @description The options in force. */
+            options: components["schemas"]["BadukOptions"];
+            /** @description The options in one Korean line. */
+            ruleSummary: string;
+            /** @description Seated players. */
+            players: components["schemas"]["PlayerView"][];
+            /** @description The viewer's player id, or `null` for a spectator. */
+            you: components["schemas"]["PlayerId"] | null;
+            /**
+             * Format: uint64
+             * @description When the awaited action times out (the turn timer, or a disconnected player's grace
+             *     period), or `null`.
+             */
+            deadlineAt: number | null;
+            /**
+             * @description SHA-256 of the room's generator seed and salt (hex), the same from creation to the end:
+             *     the result of the finished game reveals both (`result.rngReveal`, `docs/audit.md`).
+             */
+            rngCommitment: string;
+            /**
+             * Format: uint64
+             * @description How many ms to wait before reading the room again (`Room::poll_after`): soon while a
+             *     change may come any moment, rarely while none will, never past the next deadline.
+             *     `Retry-After` says the same in whole seconds.
+             */
+            pollAfterMs: number;
+            /** @description The game's view for this viewer (`null` in the lobby). */
+            state: components["schemas"]["BadukView"] | null;
+            /** @description The game's result once finished. */
+            result: components["schemas"]["ResultView2"] | null;
+            /**
+             * @description The rematch lobby (한 판 더) of this finished game once a player asked for it, for
+             *     everyone — spectators too — to move over; else `null`.
+             */
+            rematchRoomId: string | null;
+            /**
+             * Format: uri
+             * @description The live channel (absolute ws:// or wss:// URL): a WebSocket announcing this room's new versions (DESIGN.md, "Live channel"); null where the deployment has none
+             */
+            liveUrl: string | null;
+            /** @description The step shown (`at`) and how many steps the game has (`of`) */
+            replay: {
+                at: number;
+                of: number;
+            };
+        };
         GameSchema: {
             /** @enum {unknown} */
             game: "yut" | "baduk";
@@ -3831,7 +4027,7 @@ export interface components {
              * @description Stable machine code
              * @enum {unknown}
              */
-            code: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_ACTION" | "BAD_BOT_LEVEL" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_MUTE_SELF" | "CANNOT_RECOMMEND" | "CHAT_EMOTES_ONLY" | "CHAT_GALLERY_FULL" | "CHAT_MUTED" | "CHAT_OFF" | "CHAT_RATE_LIMITED" | "DRAW_NOT_ALLOWED" | "DUPLICATE_HEADER" | "EDGE_ONLY" | "GAME_OVER" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INTERNAL" | "INVALID_CHAT_TEXT" | "INVALID_NAME" | "INVALID_OPTIONS" | "INVALID_SUBSCRIPTION" | "KICKED" | "KO" | "MALFORMED" | "MOVE_LIMIT" | "NAME_TAKEN" | "NOT_AUTO_PLAYING" | "NOT_AVAILABLE" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_FINISHED" | "NOT_HOST" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_BOTS" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_SUCH_ROUTE" | "NO_TEAM" | "OCCUPIED" | "OFF_BOARD" | "ONLY_BOTS" | "PAYLOAD_TOO_LARGE" | "PUSH_OFF" | "RATE_LIMITED" | "REQUEST_PENDING" | "REQUEST_TIMEOUT" | "RESUME_LIMIT" | "ROOM_BUSY" | "ROOM_EXISTS" | "ROOM_FULL" | "ROOM_NOT_FOUND" | "STORE_UNAVAILABLE" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_POLLS" | "UNAUTHORIZED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_EMOTE" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "UNSUPPORTED_MEDIA_TYPE" | "VERSION_CONFLICT" | "WRONG_PHASE";
+            code: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_ACTION" | "BAD_BOT_LEVEL" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_MUTE_SELF" | "CANNOT_RECOMMEND" | "CHAT_EMOTES_ONLY" | "CHAT_GALLERY_FULL" | "CHAT_MUTED" | "CHAT_OFF" | "CHAT_RATE_LIMITED" | "DRAW_NOT_ALLOWED" | "DUPLICATE_HEADER" | "EDGE_ONLY" | "GAME_OVER" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INTERNAL" | "INVALID_CHAT_TEXT" | "INVALID_NAME" | "INVALID_OPTIONS" | "INVALID_SUBSCRIPTION" | "KICKED" | "KO" | "MALFORMED" | "MOVE_LIMIT" | "NAME_TAKEN" | "NOT_AUTO_PLAYING" | "NOT_AVAILABLE" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_FINISHED" | "NOT_HOST" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_BOTS" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_SUCH_ROUTE" | "NO_TEAM" | "OCCUPIED" | "OFF_BOARD" | "ONLY_BOTS" | "PAYLOAD_TOO_LARGE" | "PUSH_OFF" | "RATE_LIMITED" | "REPLAY_NOT_KEPT" | "REQUEST_PENDING" | "REQUEST_TIMEOUT" | "RESUME_LIMIT" | "ROOM_BUSY" | "ROOM_EXISTS" | "ROOM_FULL" | "ROOM_NOT_FOUND" | "STEP_NOT_FOUND" | "STORE_UNAVAILABLE" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_POLLS" | "UNAUTHORIZED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_EMOTE" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "UNSUPPORTED_MEDIA_TYPE" | "VERSION_CONFLICT" | "WRONG_PHASE";
             /** @description Korean message for players */
             detail: string;
             /** @description INVALID_OPTIONS: the offending option key */

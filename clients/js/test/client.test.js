@@ -90,6 +90,14 @@ describe('whole games', () => {
     const sgf = await client.sgf(black.roomId);
     assert.match(sgf, /SZ\[9\]/);
     assert.match(sgf, /RE\[B\+3\.5\]/);
+    // The replay: every step from the start, the last one the finished game; past it, a typed error.
+    const first = await client.replayStep(black.roomId, 0);
+    assert.deepEqual(first.replay, { at: 0, of: end.room.version - first.version });
+    assert.equal(first.state.moves.length, 0);
+    const last = await client.replayStep(black.roomId, first.replay.of);
+    assert.equal(last.version, end.room.version);
+    assert.equal(last.result.summaryKo, '흑 3집 반 승');
+    await assert.rejects(client.replayStep(black.roomId, first.replay.of + 1), (e) => e.code === 'STEP_NOT_FOUND' && e.status === 404);
   });
 });
 

@@ -174,6 +174,60 @@ impl Game for Baduk {
         }
     }
 
+    fn log_action(options: &BadukOptions, action: &BadukAction, out: &mut Vec<u8>) -> u8 {
+        super::action::log(action, options.size(), out)
+    }
+
+    fn read_action(options: &BadukOptions, op: u8, input: &mut &[u8]) -> Option<BadukAction> {
+        super::action::read(op, options.size(), input)
+    }
+
+    fn recorded_op(op: u8) -> bool {
+        super::action::recorded(op)
+    }
+
+    fn resolve_logged(
+        record: &BadukState,
+        now: &BadukState,
+        action: BadukAction,
+    ) -> Option<BadukAction> {
+        if action != super::action::FROM_THE_RECORD {
+            return Some(action);
+        }
+        // A move the list still keeps was played when the list was as long as it is now.
+        let played = record.moves.get(now.moves.len())?;
+        Some(match played.point {
+            Some(p) => BadukAction::Place {
+                x: i32::from(p.x),
+                y: i32::from(p.y),
+            },
+            None => BadukAction::Pass {},
+        })
+    }
+
+    fn taken_back(
+        options: &BadukOptions,
+        before: &BadukState,
+        action: &BadukAction,
+    ) -> Vec<(PlayerId, u8, Vec<u8>)> {
+        match (action, before.undo.pending) {
+            (BadukAction::RespondUndo { accept: true }, Some(request)) => {
+                let keep = before
+                    .moves
+                    .len()
+                    .saturating_sub(usize::from(request.plies));
+                before.moves[keep..]
+                    .iter()
+                    .map(|m| {
+                        let (op, payload) = super::action::spell_out(m.point, options.size());
+                        (before.players.get(m.color).clone(), op, payload)
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
     fn on_timeout(state: &BadukState, player: &PlayerId, _now: Millis) -> Option<BadukAction> {
         Self::active_players(state)
             .contains(player)

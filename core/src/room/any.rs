@@ -73,7 +73,8 @@ macro_rules! with_room {
 //    computer-player level (`addBot`).
 // 6: 바둑 state counts each player's resumes from the scoring phase (ruling B7).
 // 7: 바둑 `timeControl` gained `daysPerMove` (the correspondence clock), and rooms their seats'
-//    Web Push subscriptions (`push`).
+//    Web Push subscriptions (`push`, `reminded`), and
+//    rooms keep their game's replay log (DESIGN "Replay"; `room::GameLog`).
 pub const FORMAT: u8 = 7;
 
 /// The oldest layout [`AnyRoom::decode`] still reads. Format 4 is the release before chat and

@@ -75,7 +75,7 @@ impl<G: Game> Room<G> {
     /// version: fixed by the room's id and version, so every server computes the same due time.
     /// No think time when no person is left in the room to watch (everyone left a 윷놀이 game
     /// that bots play on): the game plays itself out at once, as it always did.
-    fn think_ms(&self) -> Millis {
+    pub(super) fn think_ms(&self) -> Millis {
         let watched = self.seats.iter().any(|m| m.bot.is_none() && !m.left);
         if !watched {
             return 0;
@@ -124,6 +124,7 @@ impl<G: Game> Room<G> {
             return None;
         }
         let BotChoice { turn, action, rng } = choice;
+        let drawn = rng.word_pos().saturating_sub(self.rng.word_pos());
         let state = self.game.as_ref()?;
         // Worked on copies: the room changes only if an action is accepted.
         let mut next = state.clone();
@@ -138,8 +139,8 @@ impl<G: Game> Room<G> {
             )
             .ok()
         });
-        let (events, fallback) = match applied {
-            Some(events) => (events, false),
+        let (events, fallback, played) = match applied {
+            Some(events) => (events, false, action.ok()),
             None => {
                 // Why-log is the caller's business (core does no I/O); the fallback is the
                 // whole recovery.
@@ -154,11 +155,24 @@ impl<G: Game> Room<G> {
                     turn.at,
                 )
                 .ok()?;
-                (events, true)
+                (events, true, Some(action))
             }
         };
+        let before = played
+            .as_ref()
+            .map(|action| self.before_logging(state, action));
         self.game = Some(next);
         self.rng = after;
+        if let (Some(action), Some(before)) = (played, before) {
+            // The fallback is played from the generator as it was: its choice drew nothing.
+            let words = if fallback { 0 } else { drawn };
+            self.log_bot(
+                &turn.player,
+                &action,
+                u64::try_from(words).unwrap_or(u64::MAX),
+                before,
+            );
+        }
         self.accept(turn.at);
         Some(CaughtUp {
             fired: Fired::Bot {

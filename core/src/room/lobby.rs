@@ -210,6 +210,7 @@ impl<G: Game> Room<G> {
                 for bot in self.seats.iter().filter(|m| m.bot.is_some()) {
                     G::seat_bot(&mut state, &bot.id);
                 }
+                self.log_start(now, self.rng.word_pos());
                 self.rng = rng;
                 self.game = Some(state);
                 vec![LobbyEvent::Started]
@@ -276,6 +277,7 @@ impl<G: Game> Room<G> {
                     self.rng = rng;
                     events.extend(fired.into_iter().map(RoomEvent::Game));
                 }
+                self.log_leave(player, now);
                 self.seats[seat].left = true;
             }
             Status::Finished => self.seats[seat].left = true,

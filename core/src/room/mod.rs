@@ -19,6 +19,7 @@ mod lobby;
 mod name;
 mod poll;
 mod push;
+mod replay;
 mod version;
 mod view;
 
@@ -43,6 +44,8 @@ pub use poll::{
     POLL_SPECTATOR_MS,
 };
 pub use push::{MAX_ENDPOINT_LEN, MAX_PUSH_PER_SEAT, PushSubscription};
+pub use replay::{CHECKPOINT_EVERY, GameLog, MAX_LOGGED_SEATS, Replay, ReplayError};
+pub(crate) use replay::{put_varint, take_byte, take_varint};
 pub use version::Version;
 pub use view::{PlayerView, ResultView, RoomView, Status};
 
@@ -184,6 +187,10 @@ pub struct Room<G: Game> {
     /// The deadline whose "time is low" push went out (`timeLow`, once per deadline).
     #[serde(deserialize_with = "any::since_format_7")]
     pub reminded: Option<Millis>,
+    /// The game's replay log ([`GameLog`]), from its start on; `None` in the lobby, and for a
+    /// game started before rooms kept one (format 7).
+    #[serde(deserialize_with = "any::since_format_7")]
+    pub replay: Option<GameLog>,
 }
 
 impl<G: Game> std::fmt::Debug for Room<G> {
@@ -227,6 +234,7 @@ impl<G: Game> Room<G> {
             rematch: None,
             push: Vec::new(),
             reminded: None,
+            replay: None,
         };
         let host = room.seat_new_member(host_name, host_token, 0, now);
         room.host = host.clone();
@@ -440,9 +448,11 @@ impl<G: Game> Room<G> {
         }
         let state = self.game.as_mut()?;
         let action = G::on_timeout(state, &player, at)?;
+        let deadline = G::deadline(state);
         // An `Err`: the engine chose an action it then refused, a bug in the engine. Stop rather
         // than spin; the room stays as it was before this timeout.
         let events = G::apply(state, Actor::Timeout(&player), &action, &mut self.rng, at).ok()?;
+        self.log_timeout(&player, at, deadline);
         self.accept(at);
         Some(CaughtUp {
             fired: Fired::Timeout,
@@ -502,12 +512,16 @@ impl<G: Game> Room<G> {
         let events = match action {
             RoomAction::Lobby(lobby) => self.act_lobby(player, lobby, now)?,
             RoomAction::Game(action) => {
+                let state = self.game.as_ref().ok_or(RoomError::NotStarted)?;
+                let before = self.before_logging(state, &action);
                 let state = self.game.as_mut().ok_or(RoomError::NotStarted)?;
-                G::apply(state, Actor::Player(player), &action, &mut self.rng, now)
+                let events = G::apply(state, Actor::Player(player), &action, &mut self.rng, now)
                     .map_err(rule_error)?
                     .into_iter()
                     .map(RoomEvent::Game)
-                    .collect()
+                    .collect();
+                self.log_act(player, &action, now, before);
+                events
             }
         };
         self.accept(now);
@@ -592,6 +606,7 @@ impl<G: Game> Room<G> {
             rematch: None,
             push,
             reminded: None,
+            replay: None,
         })
     }
 

@@ -101,6 +101,24 @@ impl Game for Tally {
     fn max_players(o: &TallyOptions) -> usize {
         o.max_players
     }
+    fn log_action(_: &TallyOptions, a: &TallyAction, out: &mut Vec<u8>) -> u8 {
+        match a {
+            TallyAction::Add { n } => {
+                crate::room::put_varint(out, u64::from(*n));
+                0
+            }
+            TallyAction::Resign => 1,
+        }
+    }
+    fn read_action(_: &TallyOptions, op: u8, input: &mut &[u8]) -> Option<TallyAction> {
+        match op {
+            0 => Some(TallyAction::Add {
+                n: u32::try_from(crate::room::take_varint(input)?).ok()?,
+            }),
+            1 => Some(TallyAction::Resign),
+            _ => None,
+        }
+    }
     fn setup(
         l: &Lineup,
         o: &TallyOptions,

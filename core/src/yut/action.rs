@@ -195,3 +195,60 @@ mod tests {
         }
     }
 }
+
+/// The replay log's ops of the actions ([`crate::Game::log_action`]).
+mod op {
+    pub const THROW: u8 = 0;
+    pub const MOVE: u8 = 1;
+    pub const CONCEDE: u8 = 2;
+    pub const RECOMMEND: u8 = 3;
+    pub const TAKE_CONTROL: u8 = 4;
+}
+
+/// A move's payload in the replay log: one varint, `throwIndex · 32 + from` (`from` the
+/// position's code: a spot 0..29, 29 waiting, 30 finished), so one byte while the result used
+/// is among the first four pending.
+fn move_code(throw_index: usize, from: Position) -> u64 {
+    (throw_index as u64) << 5 | u64::from(from.code())
+}
+
+fn read_move(input: &mut &[u8]) -> Option<(usize, Position)> {
+    let code = crate::room::take_varint(input)?;
+    let from = Position::from_code((code & 31) as u8)?;
+    Some((usize::try_from(code >> 5).ok()?, from))
+}
+
+/// Writes `action` for the replay log: its op, and a move's payload appended to `out`.
+pub(crate) fn log(action: &Action, out: &mut Vec<u8>) -> u8 {
+    match *action {
+        Action::Throw => op::THROW,
+        Action::Move { throw_index, from } => {
+            crate::room::put_varint(out, move_code(throw_index, from));
+            op::MOVE
+        }
+        Action::Concede => op::CONCEDE,
+        Action::Recommend { throw_index, from } => {
+            crate::room::put_varint(out, move_code(throw_index, from));
+            op::RECOMMEND
+        }
+        Action::TakeControl => op::TAKE_CONTROL,
+    }
+}
+
+/// Reads back what [`log`] wrote with `code`; `None` for anything it never writes.
+pub(crate) fn read(code: u8, input: &mut &[u8]) -> Option<Action> {
+    Some(match code {
+        op::THROW => Action::Throw,
+        op::MOVE => {
+            let (throw_index, from) = read_move(input)?;
+            Action::Move { throw_index, from }
+        }
+        op::CONCEDE => Action::Concede,
+        op::RECOMMEND => {
+            let (throw_index, from) = read_move(input)?;
+            Action::Recommend { throw_index, from }
+        }
+        op::TAKE_CONTROL => Action::TakeControl,
+        _ => return None,
+    })
+}

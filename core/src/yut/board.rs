@@ -161,7 +161,7 @@ impl Position {
         }
     }
 
-    fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         match self {
             Position::Board(n) => n.index(),
             Position::Home => Self::HOME_CODE,
@@ -169,7 +169,7 @@ impl Position {
         }
     }
 
-    fn from_code(code: u8) -> Option<Position> {
+    pub(crate) fn from_code(code: u8) -> Option<Position> {
         match code {
             Self::HOME_CODE => Some(Position::Home),
             Self::GOAL_CODE => Some(Position::Goal),

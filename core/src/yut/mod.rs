@@ -137,6 +137,14 @@ impl Game for Yut {
         (state.phase() != Phase::Finished).then_some(DISCONNECT_GRACE)
     }
 
+    fn log_action(_options: &YutOptions, action: &Action, out: &mut Vec<u8>) -> u8 {
+        action::log(action, out)
+    }
+
+    fn read_action(_options: &YutOptions, op: u8, input: &mut &[u8]) -> Option<Action> {
+        action::read(op, input)
+    }
+
     fn on_timeout(state: &State, player: &PlayerId, _now: Millis) -> Option<Action> {
         state.timeout_action(player)
     }

@@ -195,11 +195,14 @@ fn long_game(moves: usize) -> Vec<Played> {
 }
 
 #[test]
-fn a_19x19_room_stays_within_1_kb_through_move_400_with_9_bits_a_move() {
+fn a_19x19_room_stays_within_1_kb_through_move_400_with_9_bits_a_move_and_its_replay_log_adds_2_bytes_a_move()
+ {
     let fixture = longest_fixture();
     let random = long_game(400);
-    println!("\n| moves | moves (packed bytes) | stored state (bytes) | stored room (bytes) |");
-    println!("|---|---|---|---|");
+    println!(
+        "\n| moves | moves (packed bytes) | stored state (bytes) | stored room without its replay log (bytes) | replay log (bytes) | stored room (bytes) |"
+    );
+    println!("|---|---|---|---|---|---|");
     for (label, moves) in [
         ("250", &random[..250]),
         ("300", &random[..300]),
@@ -215,17 +218,28 @@ fn a_19x19_room_stays_within_1_kb_through_move_400_with_9_bits_a_move() {
         let packed = PackedMoves::pack(state.moves(), 19, Color::Black);
         let stored = postcard::to_allocvec(&state).unwrap();
         let encoded = AnyRoom::from(room.clone()).encode();
+        let unlogged = AnyRoom::from(Room {
+            replay: None,
+            ..room.clone()
+        })
+        .encode();
+        let log = room.game_log().unwrap();
         println!(
-            "| {label} | {} | {} | {} |",
+            "| {label} | {} | {} | {} | {} | {} |",
             packed.byte_len(),
             stored.len(),
+            unlogged.len(),
+            log.byte_len(),
             encoded.len()
         );
+        // The replay log (DESIGN "Replay") repeats no move: a stone of the player on turn is
+        // its time alone (two bytes); the stones are the packed list's.
+        assert_eq!(log.byte_len(), 2 * played, "{label}");
         // 9 bits a move, plus one code for each time play resumed with the side that passed.
         assert!(packed.byte_len() >= (played * 9).div_ceil(8), "{label}");
         assert!(packed.byte_len() <= (played * 9).div_ceil(8) + 4, "{label}");
         if played <= 400 {
-            assert!(encoded.len() <= 1024, "{label}: {} bytes", encoded.len());
+            assert!(unlogged.len() <= 1024, "{label}: {} bytes", unlogged.len());
         }
         let AnyRoom::Baduk(back) = AnyRoom::decode(&encoded).unwrap() else {
             panic!("{label}: decoded as another game");

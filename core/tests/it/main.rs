@@ -15,6 +15,7 @@ mod baduk_seki_marks;
 mod baduk_sgf;
 mod baduk_stored;
 mod option_schema;
+mod replay;
 mod room_bots;
 mod stored_format4;
 mod yut_checklist;

@@ -66,6 +66,7 @@ routes! {
     get "/rooms/{id}/chat" => chat::get,
     post "/rooms/{id}/chat/mute" => chat::mute,
     get "/rooms/{id}/sgf" => rooms::sgf,
+    get "/rooms/{id}/at/{n}" => rooms::replay,
     get "/games/{kind}" => games::schema,
     get "/push" => push::key,
     put "/rooms/{id}/push" => push::put,

@@ -44,6 +44,8 @@ pub const PROBLEM_CODES: &[(u16, &[&str])] = &[
             "NOT_AVAILABLE",
             "NO_SUCH_ROUTE",
             "PUSH_OFF",
+            "STEP_NOT_FOUND",
+            "REPLAY_NOT_KEPT",
         ],
     ),
     (408, &["REQUEST_TIMEOUT"]),
@@ -406,6 +408,26 @@ fn components() -> Map<String, Value> {
             required.push("liveUrl".into());
         }
     }
+    for (room, replay) in [("YutRoom", "YutReplay"), ("BadukRoom", "BadukReplay")] {
+        if let Some(mut schema) = out.get(room).cloned() {
+            if let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+                props.insert("replay".into(), json!({
+                    "type": "object",
+                    "description": "The step shown (`at`) and how many steps the game has (`of`)",
+                    "required": ["at", "of"],
+                    "properties": {
+                        "at": {"type": "integer", "minimum": 0},
+                        "of": {"type": "integer", "minimum": 0},
+                    },
+                    "additionalProperties": false,
+                }));
+            }
+            if let Some(required) = schema.get_mut("required").and_then(Value::as_array_mut) {
+                required.push("replay".into());
+            }
+            out.insert(replay.into(), schema);
+        }
+    }
     out
 }
 
@@ -562,6 +584,12 @@ fn operation(method: &str, path: &str) -> Option<Value> {
                 },
                 &[404, 503],
             ),
+        }),
+        ("get", "/rooms/{id}/at/{n}") => json!({
+            "summary": "Replay: the room as a spectator saw it after the game's n-th step (0: the position at `start`), replayed from the stored room's log; a read only",
+            "description": "A step is every change the game went through: an action, a timeout fired for a player, a computer player's move, a player leaving. Nothing hidden at that step is shown (the seed only in the result of the final step of a finished game). `replay.of` is how many steps the game has so far. 404 STEP_NOT_FOUND past the last step (or in a lobby), 404 REPLAY_NOT_KEPT for a game started before rooms kept a replay log.",
+            "parameters": [room_id, {"name": "n", "in": "path", "required": true, "schema": {"type": "integer", "minimum": 0}, "description": "The step, 0 to replay.of"}],
+            "responses": with_problems(ok("200", "The room at that step", one_of_games("YutReplay", "BadukReplay")), &[404, 503]),
         }),
         ("get", "/games/{kind}") => json!({
             "summary": "A game's option schema: every option with its allowed values and default, the constraints between options (and the head count), and the presets — to draw the room-creation screen",

@@ -266,6 +266,33 @@ pub async fn sgf<S: RoomStore>(
         .into_response())
 }
 
+/// `GET /rooms/{id}/at/{n}`: the room after step `n` of its game (DESIGN "Replay"), with
+/// `replay: {at, of}` and the `liveUrl` every room view carries. A read only: answered from the
+/// stored room, never saved.
+pub async fn replay<S: RoomStore>(
+    State(app): State<App<S>>,
+    path: Result<axum::extract::Path<(String, String)>, axum::extract::rejection::PathRejection>,
+    live: ViewUrl,
+) -> Result<Response, ApiError> {
+    let axum::extract::Path((id, n)) = path.map_err(|_| ApiError::RoomNotFound)?;
+    let id = super::ids::RoomId::parse(&id).ok_or(ApiError::RoomNotFound)?;
+    tracing::Span::current().record("room", id.digest().as_str());
+    // Only plain digits name a step ("+1", "01x", a step past u64 name none).
+    let n: u64 = n
+        .bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| n.parse().ok())
+        .flatten()
+        .ok_or(ApiError::Replay(
+            madang_core::room::ReplayError::StepNotFound {
+                at: u64::MAX,
+                of: 0,
+            },
+        ))?;
+    let room = service::replay::at(&app, id.as_str(), n).await?;
+    Ok(Json(live.room(&room)).into_response())
+}
+
 /// The id `GET /healthz` reads: no room has it (room ids are base64url, without `#`).
 const HEALTH_ID: &str = "#healthz";
 

@@ -65,6 +65,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../../../web/vendor/qrcode.mjs"),
     ),
     ("chat.js", JS, include_str!("../../../web/chat.js")),
+    ("replay.js", JS, include_str!("../../../web/replay.js")),
 ];
 
 /// The app's images under `/app/` (the install icons, made by `web/icons/make-icons.py`).

@@ -10,6 +10,7 @@
 //! - [`events`]: events rendered once, as answers carry them.
 //! - [`chat`]: table talk beside the room (never through `transact`: chat changes no room).
 //! - [`mod@read`]: reading a room (and long-polling it), and its SGF record.
+//! - [`replay`]: a game's room after any step, replayed from its log (a read only).
 //! - [`bots`]: computer players' moves in the catch-up, timed and counted once saved.
 //!
 //! Input arrives here already parsed into typed values (a [`madang_core::room::GameKind`],
@@ -23,6 +24,7 @@ pub mod events;
 pub mod push;
 pub mod read;
 pub mod rematch;
+pub mod replay;
 pub mod save;
 pub mod seat;
 
