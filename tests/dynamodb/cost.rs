@@ -7,9 +7,12 @@
 //! invariant: units per action ([`units_per_action_of_the_first_actions_on_dynamodb`]). Printed,
 //! copied into `docs/cost.md`, and asserted:
 //!
-//! - the room's item is at most 1 KB after every action of both games (by DynamoDB's size rules,
-//!   and by dynalite, which bills every write of it as exactly one unit), and through move 400 of
-//!   the long record;
+//! - the room's item is at most 2 KB after every action of both games (by DynamoDB's size rules,
+//!   and by dynalite, which bills no write of it more than two units), and through move 400 of
+//!   the long record. It was 1 KB (one unit a write) until rooms kept their replay log (stored
+//!   format 7): the log adds 2–3 bytes a step, so a room passes 1 KB mid-game (윷놀이 near
+//!   action 114, 바둑 near move 190) and its later writes bill two units (docs/cost.md,
+//!   "The replay log");
 //! - the 19×19 game's item is at least 20 times smaller than its naive encoding;
 //! - due-index write units stay at or below 0.2 per action, amortized over the whole game.
 //!
@@ -56,7 +59,8 @@ const BADUK_MOVES: usize = 400;
 const TABLE_MOVES: [usize; 4] = [250, 300, 400, 722];
 
 /// Targets.
-const MAX_ITEM_BYTES: usize = 1024;
+/// Two write units a save at most (one until the replay log; see the module's note).
+const MAX_ITEM_BYTES: usize = 2048;
 const MIN_NAIVE_RATIO_19: f64 = 20.0;
 const MAX_INDEX_UNITS_PER_ACTION: f64 = 0.2;
 
@@ -391,16 +395,16 @@ impl Sim {
             "{}: the item reached {largest} bytes",
             self.name
         );
-        // dynalite bills writes by the item's size (the larger of before and after): one unit
-        // per write means every version of the item stayed within 1 KB by its count too.
+        // dynalite bills writes by the item's size (the larger of before and after): at most two
+        // units per write means every version of the item stayed within 2 KB by its count too.
         for (what, spent) in [
             ("actions", &self.on_actions),
             ("polls", &self.on_polls),
             ("sweeps", &self.on_sweeps),
         ] {
-            assert_eq!(
-                spent.write_units, spent.writes as f64,
-                "{}: {what}: a write of more than one unit: {spent:?}",
+            assert!(
+                spent.write_units <= 2.0 * spent.writes as f64,
+                "{}: {what}: a write of more than two units: {spent:?}",
                 self.name
             );
         }
