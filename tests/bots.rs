@@ -63,7 +63,7 @@ pub async fn play_yut_against_bots(app: &TestApp, room: &str, human: &Player) ->
             app.advance_clock(deadline.saturating_sub(now) + 1).await;
             // The move is searched off the request path and arrives as a new version.
             let version = view["version"].as_u64().unwrap();
-            app.room_after(room, Some(human), version).await;
+            bot_move_after(app, room, human, version).await;
         }
     }
     panic!("the game did not end");
@@ -76,6 +76,25 @@ pub fn player<'v>(view: &'v Value, id: &str) -> &'v Value {
         .iter()
         .find(|p| p["id"] == id)
         .unwrap()
+}
+
+/// Waits for the bot's move after `version`, as `human` sees it. On the embedded store a
+/// long-poll, which its notifier wakes at once. DynamoDB has no notifier: its long-poll reads
+/// the room every 300 ms (`WAIT_STEP`), which over a 윷놀이 game's 150 bot moves is most of a
+/// minute of the suite spent asleep; there the driver reads every 20 ms instead. Either way a
+/// read never makes the move (the thinker does): these reads only watch for it.
+async fn bot_move_after(app: &TestApp, room: &str, human: &Player, version: u64) -> Value {
+    if app.embedded.is_some() {
+        return app.room_after(room, Some(human), version).await;
+    }
+    for _ in 0..1_500 {
+        let view = app.room(room, Some(human)).await;
+        if view["version"].as_u64().unwrap() > version {
+            return view;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("no bot move after version {version} within 30 s");
 }
 
 /// The server's clock (ms), dev offset included.
@@ -125,7 +144,7 @@ pub async fn play_baduk_against_the_bot(app: &TestApp, room: &str, human: &Playe
         let now = server_now(app).await;
         app.advance_clock(deadline.saturating_sub(now) + 1).await;
         let version = view["version"].as_u64().unwrap();
-        app.room_after(room, Some(human), version).await;
+        bot_move_after(app, room, human, version).await;
     }
     panic!("the game did not end");
 }

@@ -32,13 +32,14 @@ fn without_deadline(mut state: Value) -> Value {
     state
 }
 
-/// Races [`CLIENTS`] clients (devices of the two players) on one room until [`ACTIONS`] actions
+/// Races [`CLIENTS`] clients (devices of the two players) on one room until `actions` actions
 /// landed or the game ended; returns the accepted `(version, player, action)` log, by version.
 pub async fn race(
     app: Arc<TestApp>,
     room: String,
     players: Vec<Player>,
     start: u64,
+    actions: u64,
 ) -> Vec<(u64, String, Value)> {
     let log = Arc::new(Mutex::new(Vec::new()));
     // Retries whose key the room had already forgotten: (version, player) of the first answer.
@@ -53,7 +54,7 @@ pub async fn race(
                 loop {
                     let view = app.room(&room, Some(&me)).await;
                     let version = view["version"].as_u64().unwrap();
-                    if view["status"] == "finished" || version >= start + ACTIONS {
+                    if view["status"] == "finished" || version >= start + actions {
                         return;
                     }
                     if view["state"]["currentPlayer"] != me.id.as_str() {
@@ -129,6 +130,13 @@ pub async fn race(
 /// every version accepted exactly once and the final state equal to the engine's replay of the
 /// accepted log from the same seed.
 pub async fn check_racing_clients_never_double_apply(app: Arc<TestApp>) {
+    check_racing_clients_never_double_apply_for(app, ACTIONS).await;
+}
+
+/// [`check_racing_clients_never_double_apply`] until `actions` actions landed: a shorter race,
+/// for a test that needs conflicts rather than a long game (each action through the Lambda
+/// emulator costs the suite about half a second).
+pub async fn check_racing_clients_never_double_apply_for(app: Arc<TestApp>, actions: u64) {
     let options = json!({"turnSeconds": null});
     let (room, host) = app.create("yut", options.clone(), SEED).await;
     let guest = app.join(&room, "손님").await;
@@ -141,6 +149,7 @@ pub async fn check_racing_clients_never_double_apply(app: Arc<TestApp>) {
         room.clone(),
         vec![host.clone(), guest.clone()],
         start,
+        actions,
     )
     .await;
     let end = app.room(&room, None).await;

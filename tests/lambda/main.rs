@@ -42,7 +42,6 @@ use madang_tests::games::{
     check_a_whole_four_player_team_yut_game, check_a_whole_nine_by_nine_baduk_game,
 };
 use madang_tests::lambda::{FrontDoor, LambdaStack, StackConfig};
-use madang_tests::race::check_racing_clients_never_double_apply;
 use madang_tests::store_proxy::{self, StoreProxy};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -105,26 +104,8 @@ async fn a_nine_line_baduk_game_against_the_bot_ends_in_an_agreed_score_through_
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sixty_four_racing_clients_never_double_apply_through_lambda() {
-    let stack = stack("l-race", StackConfig::default()).await;
-    let LambdaStack { ref app, .. } = stack;
-    let app = Arc::new(madang_tests::TestApp {
-        base: app.base.clone(),
-        http: app.http.clone(),
-        embedded: None,
-    });
-    check_racing_clients_never_double_apply(app).await;
-    let served: Vec<usize> = stack
-        .api_timings()
-        .iter()
-        .map(|t| t.invocations.len())
-        .collect();
-    assert!(
-        served.iter().all(|&n| n > 0),
-        "every environment served some of the race: {served:?}"
-    );
-}
+// The 64-client race through the Lambda binaries is `metrics::sixty_four_racing_clients_through_lambda_...`:
+// one race shows both that nothing is applied twice and the metric lines' bound under it.
 
 /// One long-poll, woken by another client's action served by another environment. The action is
 /// sent only once the poll is proven parked: `proxy` (in front of the stack's dynalite) has
