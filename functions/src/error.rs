@@ -11,9 +11,19 @@ use serde_json::{Value, json};
 /// Why a request failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
-    /// The body is not valid JSON for this route, or has unknown fields.
+    /// The request is not one this route reads (a Korean account of what is wrong).
     #[error("{0}")]
     Malformed(String),
+    /// A body or query the parser refused: a Korean `detail` for people, and the parser's own
+    /// words (English where they are serde's or axum's) in the problem's `reason`, for the
+    /// developer who sent it.
+    #[error("{detail}")]
+    Unreadable {
+        /// What could not be read, in Korean.
+        detail: &'static str,
+        /// The parser's account of why.
+        reason: String,
+    },
     /// The body is over the size limit.
     #[error("요청 본문이 너무 커요.")]
     TooLarge,
@@ -128,7 +138,9 @@ impl ApiError {
     /// The HTTP status and the stable code.
     pub fn status_and_code(&self) -> (StatusCode, &'static str) {
         match self {
-            ApiError::Malformed(_) => (StatusCode::BAD_REQUEST, "MALFORMED"),
+            ApiError::Malformed(_) | ApiError::Unreadable { .. } => {
+                (StatusCode::BAD_REQUEST, "MALFORMED")
+            }
             ApiError::TooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE"),
             ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, "UNAUTHORIZED"),
             ApiError::RoomNotFound => (StatusCode::NOT_FOUND, "ROOM_NOT_FOUND"),
@@ -201,6 +213,11 @@ impl IntoResponse for ApiError {
                 }
             }
             ApiError::Room(RoomError::InvalidOptions(e)) => body["field"] = json!(e.field),
+            ApiError::Room(RoomError::BadAction(reason)) | ApiError::Unreadable { reason, .. }
+                if !reason.is_empty() =>
+            {
+                body["reason"] = json!(reason)
+            }
             _ => {}
         }
         let mut response = (status, axum::Json(body)).into_response();

@@ -238,6 +238,27 @@ async fn every_bad_request_gets_its_status_and_code_and_changes_nothing() {
             "{}: a message for people",
             case.name
         );
+        if ["MALFORMED", "BAD_ACTION"].contains(&case.code) {
+            // `detail` is for players: Korean, without the parser's English. What the parser
+            // said goes to `reason`, for the developer who sent the request.
+            let detail = r.body["detail"].as_str().unwrap();
+            let rest = ["JSON", "options"]
+                .iter()
+                .fold(detail.to_owned(), |d, word| d.replace(word, ""));
+            assert!(
+                !rest.chars().any(|c| c.is_ascii_alphabetic()),
+                "{}: detail {detail:?} holds more than Korean",
+                case.name
+            );
+            if case.name != "options that are no object, on any action" {
+                assert!(
+                    r.body["reason"].as_str().is_some_and(|s| !s.is_empty()),
+                    "{}: the parser's reason: {:?}",
+                    case.name,
+                    r.body
+                );
+            }
+        }
         if case.status == StatusCode::CONFLICT {
             assert_eq!(
                 r.body["room"]["version"], version,

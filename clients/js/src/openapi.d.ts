@@ -4032,6 +4032,8 @@ export interface components {
             detail: string;
             /** @description INVALID_OPTIONS: the offending option key */
             field?: string;
+            /** @description MALFORMED, BAD_ACTION: what the parser refused, in its own words (often English), for the developer who sent it; `detail` is for players */
+            reason?: string;
             /** @description 409: the current room as the caller sees it */
             room?: components["schemas"]["YutRoom"] | components["schemas"]["BadukRoom"];
         };

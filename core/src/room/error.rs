@@ -16,8 +16,10 @@ pub enum ErrorKind {
 /// A refused lobby or game action. `Display` is the Korean message shown to players.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum RoomError {
-    /// The action JSON does not describe an action of this game.
-    #[error("알 수 없는 행동이에요: {0}")]
+    /// The action JSON does not describe an action of this game. The text is the parser's own
+    /// account of why (English where it is serde's); it goes out as the problem's `reason`,
+    /// never into the Korean `detail` players see.
+    #[error("이 게임에 없는 행동이거나, 행동의 필드가 맞지 않아요.")]
     BadAction(String),
     /// Only the host may do this.
     #[error("방장만 할 수 있어요.")]

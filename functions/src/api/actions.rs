@@ -116,10 +116,10 @@ impl<'de> serde::de::Visitor<'de> for WalkVisitor {
 
 /// A refusal of the body as a whole: a key twice is no action at all.
 fn malformed(e: &serde_json::Error) -> ApiError {
-    ApiError::Malformed(format!(
-        "JSON 본문을 읽을 수 없어요: {}",
-        strict::message(e)
-    ))
+    ApiError::Unreadable {
+        detail: "JSON 본문을 읽을 수 없어요.",
+        reason: strict::message(e),
+    }
 }
 
 /// Reads an action's text: its `type` as sent (for logs, `""` when it has none) and the typed
@@ -324,7 +324,7 @@ mod tests {
 
     fn code(e: &ApiError) -> &'static str {
         match e {
-            ApiError::Malformed(_) => "MALFORMED",
+            ApiError::Malformed(_) | ApiError::Unreadable { .. } => "MALFORMED",
             _ => "OTHER",
         }
     }

@@ -31,7 +31,10 @@ use crate::service::chat::{self as service, ChatPost, Said};
 fn body_of(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
     body.map_err(|rejection| match rejection.status() {
         StatusCode::PAYLOAD_TOO_LARGE => ApiError::TooLarge,
-        _ => ApiError::Malformed(rejection.body_text()),
+        _ => ApiError::Unreadable {
+            detail: "요청 본문을 읽을 수 없어요.",
+            reason: rejection.body_text(),
+        },
     })
 }
 
@@ -116,7 +119,10 @@ pub async fn get<S: RoomStore>(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     record_chat();
-    let Query(query) = query.map_err(|e| ApiError::Malformed(e.body_text()))?;
+    let Query(query) = query.map_err(|e| ApiError::Unreadable {
+        detail: "요청 주소의 쿼리를 읽을 수 없어요.",
+        reason: e.body_text(),
+    })?;
     let token = bearer(&headers)?;
     let (messages, tag) =
         service::read(&app, id.as_str(), token.as_ref(), query.after.unwrap_or(0)).await?;

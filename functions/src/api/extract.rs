@@ -23,11 +23,9 @@ pub fn json_body<'a, T: Deserialize<'a>>(body: &'a Bytes) -> Result<T, ApiError>
     if body.len() > MAX_BODY_BYTES {
         return Err(ApiError::TooLarge);
     }
-    super::strict::from_slice(body).map_err(|e| {
-        ApiError::Malformed(format!(
-            "JSON 본문을 읽을 수 없어요: {}",
-            super::strict::message(&e)
-        ))
+    super::strict::from_slice(body).map_err(|e| ApiError::Unreadable {
+        detail: "JSON 본문을 읽을 수 없어요.",
+        reason: super::strict::message(&e),
     })
 }
 

@@ -719,6 +719,7 @@ pub fn openapi_document() -> Value {
                 "code": {"enum": all_codes, "description": "Stable machine code"},
                 "detail": {"type": "string", "description": "Korean message for players"},
                 "field": {"type": "string", "description": "INVALID_OPTIONS: the offending option key"},
+                "reason": {"type": "string", "description": "MALFORMED, BAD_ACTION: what the parser refused, in its own words (often English), for the developer who sent it; `detail` is for players"},
                 "room": {"description": "409: the current room as the caller sees it", "oneOf": [
                     {"$ref": "#/components/schemas/YutRoom"},
                     {"$ref": "#/components/schemas/BadukRoom"}

@@ -22,7 +22,10 @@ use crate::service::push::{self as service, Subscription};
 fn body_of(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
     body.map_err(|rejection| match rejection.status() {
         StatusCode::PAYLOAD_TOO_LARGE => ApiError::TooLarge,
-        _ => ApiError::Malformed(rejection.body_text()),
+        _ => ApiError::Unreadable {
+            detail: "요청 본문을 읽을 수 없어요.",
+            reason: rejection.body_text(),
+        },
     })
 }
 

@@ -37,8 +37,10 @@ where
     G::Options: DeserializeOwned,
 {
     match options {
-        Some(raw) => super::strict::from_str(object(raw)?)
-            .map_err(|e| ApiError::Malformed(format!("options: {}", super::strict::message(&e)))),
+        Some(raw) => super::strict::from_str(object(raw)?).map_err(|e| ApiError::Unreadable {
+            detail: "options를 읽을 수 없어요.",
+            reason: super::strict::message(&e),
+        }),
         None => Ok(G::Options::default()),
     }
 }

@@ -28,7 +28,10 @@ use madang_core::room::{Version, bar_of, player_name};
 fn body_of(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
     body.map_err(|rejection| match rejection.status() {
         StatusCode::PAYLOAD_TOO_LARGE => ApiError::TooLarge,
-        _ => ApiError::Malformed(rejection.body_text()),
+        _ => ApiError::Unreadable {
+            detail: "요청 본문을 읽을 수 없어요.",
+            reason: rejection.body_text(),
+        },
     })
 }
 
@@ -138,7 +141,10 @@ pub async fn get<S: RoomStore>(
     headers: HeaderMap,
     live: ViewUrl,
 ) -> Result<Response, ApiError> {
-    let Query(query) = query.map_err(|e| ApiError::Malformed(e.body_text()))?;
+    let Query(query) = query.map_err(|e| ApiError::Unreadable {
+        detail: "요청 주소의 쿼리를 읽을 수 없어요.",
+        reason: e.body_text(),
+    })?;
     let token = bearer(&headers)?;
     // The document allows at most 25 seconds; the parser refuses what it refuses.
     if query
