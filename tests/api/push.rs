@@ -456,7 +456,8 @@ async fn pushes_per_slow_game() {
         for n in 0..MOVES {
             let who = if n % 2 == 0 { &black } else { &white };
             app.advance_clock(60_000).await;
-            let state = app.room(&room, None).await["state"].clone();
+            // The mover opens the game (as they would to move): its view lists the illegal points.
+            let state = app.room(&room, Some(who)).await["state"].clone();
             let action = madang_tests::games::random_place(&state, &mut draw);
             let start = Instant::now();
             app.act_ok(&room, who, action).await;
