@@ -101,7 +101,7 @@ pub async fn unsubscribe<S: RoomStore>(
 /// Sends the pushes `loaded` — a room as a change just saved it — calls for ([`notices`]), and
 /// forgets the subscriptions their push services say are gone. Never fails the change: a push
 /// that fails is logged and counted (and the next one tries again). All of them go at once,
-/// within [`PUSH_BOUND`] together ([`send_all`]).
+/// within [`PUSH_BOUND`] together.
 pub async fn deliver<S: RoomStore>(
     store: &S,
     push: Option<&Push>,
