@@ -169,7 +169,7 @@ pub async fn remind<S: RoomStore>(
 /// forget (gone at their push service, or refused here). A push that failed or was still
 /// unanswered at the bound is counted ([`Metric::PushFailed`]).
 async fn send_all(push: &Push, loaded: &Loaded, notices: &[Notice]) -> Vec<String> {
-    let room = crate::api::ids::digest_of(&loaded.id);
+    let digest = crate::api::ids::digest_of(&loaded.id);
     let mut sends = FuturesUnordered::new();
     for notice in notices {
         let Ok(payload) = serde_json::to_vec(&notice.payload) else {
@@ -178,7 +178,7 @@ async fn send_all(push: &Push, loaded: &Loaded, notices: &[Notice]) -> Vec<Strin
         // Korean titles and a result line: far under the bound, which a push service's 4 KB
         // needs.
         if payload.len() > crate::push::MAX_PAYLOAD_BYTES {
-            tracing::warn!(room = %room, bytes = payload.len(), "push payload too large");
+            tracing::warn!(room = %digest, bytes = payload.len(), "push payload too large");
             continue;
         }
         let payload: Arc<[u8]> = payload.into();
@@ -197,21 +197,21 @@ async fn send_all(push: &Push, loaded: &Loaded, notices: &[Notice]) -> Vec<Strin
     let mut gone = Vec::new();
     while let Ok(Some((endpoint, delivery))) = tokio::time::timeout_at(until, sends.next()).await {
         match delivery {
-            Delivery::Sent => tracing::debug!(room = %room, "push sent"),
+            Delivery::Sent => tracing::debug!(room = %digest, "push sent"),
             Delivery::Gone => gone.push(endpoint),
             Delivery::Refused(why) => {
-                tracing::warn!(room = %room, why, "push refused");
+                tracing::warn!(room = %digest, why, "push refused");
                 gone.push(endpoint);
             }
             Delivery::Failed(why) => {
                 metrics::record(Metric::PushFailed);
-                tracing::warn!(room = %room, why, "push failed");
+                tracing::warn!(room = %digest, why, "push failed");
             }
         }
     }
     // Still unanswered at the bound: given up (dropping them closes their connections).
     if !sends.is_empty() {
-        tracing::warn!(room = %room, pushes = sends.len(), "push timed out");
+        tracing::warn!(room = %digest, pushes = sends.len(), "push timed out");
         for _ in 0..sends.len() {
             metrics::record(Metric::PushFailed);
         }
