@@ -117,7 +117,7 @@ ACCOUNT_ALARMS = {
 # WRITTEN), and AWS's own for requests, failures, durations and the cost drivers (issue 30).
 CODE_METRICS = {
     "ConflictsRedone", "RoomBusy", "StoreUnavailable", "RateLimited", "SweeperLag", "LivePostFailures",
-    "EngineFailures",
+    "EngineFailures", "PushFailures",
 }
 AWS_METRICS = {
     "Invocations", "Errors", "Throttles", "Duration", "Url5xxCount", "MessageCount",

@@ -129,7 +129,7 @@ pub async fn spawn_app_from<S: RoomStore>(app: App<S>) -> TestApp {
             sweeper::sweep_pushing(
                 &*sweeping.store,
                 &*sweeping.thinker,
-                sweeping.push.as_deref(),
+                sweeping.push.get().as_deref(),
                 sweeping.clock.now(),
                 100,
             )

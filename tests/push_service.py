@@ -12,8 +12,10 @@ server's:
 
 Subscriptions are made here: one P-256 key pair and auth secret, printed on the first line of
 stdout as JSON `{"port", "p256dh", "auth"}`; every path under `/push/` is an endpoint. A path
-whose last part starts with `gone` answers 410 (the subscription expired). `GET /received` lists
-every push received, oldest first: `{"path", "ok", "error", "urgency", "ttl", "payload"}`.
+whose last part starts with `gone` answers 410 (the subscription expired), `fail` 500 (the push
+service is failing), and `stall` nothing for a minute (a push service that hangs: the push is
+recorded when it arrives, with `"stalled": true`). `GET /received` lists every push received,
+oldest first: `{"path", "ok", "error", "urgency", "ttl", "payload", "stalled"}`.
 """
 
 import argparse
@@ -124,6 +126,7 @@ class Handler(BaseHTTPRequestHandler):
             "urgency": self.headers.get("Urgency"),
             "ttl": self.headers.get("TTL"),
             "payload": None,
+            "stalled": False,
         }
         status = 201
         try:
@@ -142,13 +145,26 @@ class Handler(BaseHTTPRequestHandler):
             )
             record["payload"] = json.loads(plain)
             record["ok"] = True
-            if self.path.rsplit("/", 1)[-1].startswith("gone"):
+            name = self.path.rsplit("/", 1)[-1]
+            if name.startswith("gone"):
                 status = 410
+            elif name.startswith("fail"):
+                status = 500
+            elif name.startswith("stall"):
+                record["stalled"] = True
         except Exception as e:  # every refusal is recorded for the test to show
             record["error"] = f"{type(e).__name__}: {e}"
             status = 400
         with self.state.lock:
             self.state.received.append(record)
+        if record["stalled"]:
+            # Hangs (this request's thread only); the sender gives up first and hangs up.
+            time.sleep(60)
+            try:
+                self.answer(status)
+            except OSError:
+                pass
+            return
         self.answer(status)
 
 

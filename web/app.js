@@ -81,6 +81,17 @@ export function go(path) {
 }
 window.addEventListener('popstate', route);
 
+// A tap on a "your turn" notification while this window is open: the service worker (web/sw.js)
+// tells it which room to show, at the player's seat.
+if ('serviceWorker' in navigator) {
+  navigator.serviceWorker.addEventListener('message', (event) => {
+    const { type, url } = event.data ?? {};
+    if (type !== 'open' || typeof url !== 'string' || !url.startsWith('/r/')) return;
+    if (`${location.pathname}${location.search}` !== url) go(url);
+  });
+  navigator.serviceWorker.startMessages?.();
+}
+
 async function openLobby() {
   main.replaceChildren(
     await createForm(client, async (seated) => {

@@ -24,11 +24,25 @@ self.addEventListener('push', (event) => {
 
 self.addEventListener('notificationclick', (event) => {
   event.notification.close();
-  const url = new URL(event.notification.data?.url || '/', self.location.origin).href;
-  event.waitUntil((async () => {
-    const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
-    const open = windows.find((w) => w.url === url);
-    if (open) return open.focus();
-    return self.clients.openWindow(url);
-  })());
+  event.waitUntil(openRoom(event.notification.data?.url));
 });
+
+/**
+ * A tap on a notification: the room, at the player's seat (the page finds the seat's token in
+ * its own storage). A window of the app already open — on the room, the lobby or another room —
+ * is told to go there (web/app.js listens) and brought to the front; only when none is open is a
+ * new one opened. Exposed on `self` for the browser test, which cannot tap an OS notification.
+ */
+async function openRoom(path) {
+  const url = new URL(typeof path === 'string' && path.startsWith('/r/') ? path : '/', self.location.origin);
+  const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  const open = windows.find((w) => w.url === url.href)
+    ?? windows.find((w) => w.focused)
+    ?? windows.find((w) => w.visibilityState === 'visible')
+    ?? windows[0];
+  if (!open) return self.clients.openWindow(url.href);
+  open.postMessage({ type: 'open', url: url.pathname + url.search });
+  // Focusing needs the tap's user activation; without it (a test) the message has done the work.
+  return open.focus().catch(() => open);
+}
+self.openRoom = openRoom;

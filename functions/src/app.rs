@@ -127,8 +127,9 @@ pub struct App<S> {
     pub origin: Option<Arc<crate::api::origin::OriginSecret>>,
     /// Who makes computer players' moves, off the request path ([`crate::thinker`]).
     pub thinker: Arc<dyn Thinker>,
-    /// Web Push, when the deployment has a VAPID key ([`crate::push`]); `None`: push is off.
-    pub push: Option<Arc<crate::push::Push>>,
+    /// Web Push, when the deployment has a VAPID key ([`crate::push`]); empty: push is off.
+    /// Shared with the thinker, so computer players' moves push too.
+    pub push: crate::push::PushSlot,
     /// The replays of the rooms asked about last ([`crate::service::replay`]).
     pub replays: Arc<crate::service::replay::Replays>,
 }
@@ -155,7 +156,9 @@ impl<S: RoomStore> App<S> {
     /// moves made in this process on one blocking thread ([`LocalThinker`]).
     pub fn new(store: Arc<S>) -> Self {
         let clock = Arc::new(Clock::default());
-        let thinker = LocalThinker::new(store.clone(), clock.clone(), DEFAULT_BOT_THREADS);
+        let push = crate::push::PushSlot::default();
+        let thinker = LocalThinker::new(store.clone(), clock.clone(), DEFAULT_BOT_THREADS)
+            .with_push(push.clone());
         App {
             store,
             clock,
@@ -165,18 +168,17 @@ impl<S: RoomStore> App<S> {
             live: Arc::default(),
             origin: None,
             thinker: Arc::new(thinker),
-            push: None,
+            push,
             replays: Arc::default(),
         }
     }
 
     /// Computer players' moves made in this process, at most `threads` searches at once.
     pub fn with_bot_threads(mut self, threads: usize) -> Self {
-        self.thinker = Arc::new(LocalThinker::new(
-            self.store.clone(),
-            self.clock.clone(),
-            threads,
-        ));
+        self.thinker = Arc::new(
+            LocalThinker::new(self.store.clone(), self.clock.clone(), threads)
+                .with_push(self.push.clone()),
+        );
         self
     }
 }
@@ -208,9 +210,10 @@ impl<S> App<S> {
         self
     }
 
-    /// Turns Web Push on with `push` (`None`: off, `GET /push` answers 404 `PUSH_OFF`).
-    pub fn with_push(mut self, push: Option<crate::push::Push>) -> Self {
-        self.push = push.map(Arc::new);
+    /// Turns Web Push on with `push` (`None`: off, `GET /push` answers 404 `PUSH_OFF`). The
+    /// slot is shared: every clone of this app, and its local thinker, push with it.
+    pub fn with_push(self, push: Option<crate::push::Push>) -> Self {
+        self.push.set(push.map(Arc::new));
         self
     }
 

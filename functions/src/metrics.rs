@@ -12,8 +12,8 @@
 //! `Invocations`, `Errors`, `Throttles`, `Duration`; the front door's `5xx` and request count;
 //! `AWS/DynamoDB` consumed units, latency and throttles), and the functions write only what
 //! happens inside them ([`WRITTEN`]): conflicts redone, `ROOM_BUSY` and `STORE_UNAVAILABLE`
-//! answers, 429s, failed live posts, engine failures, and a sweep more than a sweep late. In a
-//! healthy hour none of them happens, so none receives data and none is billed.
+//! answers, 429s, failed live posts, engine failures, failed Web Pushes, and a sweep more than a
+//! sweep late. In a healthy hour none of them happens, so none receives data and none is billed.
 //!
 //! - **Aggregated in the process.** [`record`] adds to one process-wide batch; [`flush`] (at the
 //!   end of every request, sweep and live event) writes the batch as **one line**, and only if
@@ -196,6 +196,10 @@ pub enum Metric {
     /// A computer player whose engine failed (or chose a move the rules refused), so the game's
     /// fallback was played — 바둑 resigns (`EngineFailures`; alarmed).
     EngineFailure,
+    /// A Web Push that failed: the push service answered an error other than 404/410 (those
+    /// only mean the subscription is gone), could not be reached, or had not answered within
+    /// the bound of a save's pushes (`PushFailures`; not alarmed, on the dashboard).
+    PushFailed,
 }
 
 /// Every metric the functions write, with its unit (docs/operate.md, the alarms and the
@@ -208,6 +212,7 @@ pub const WRITTEN: &[(&str, Unit)] = &[
     ("SweeperLag", Unit::Milliseconds),
     ("LivePostFailures", Unit::Count),
     ("EngineFailures", Unit::Count),
+    ("PushFailures", Unit::Count),
 ];
 
 /// The same as [`WRITTEN`] (its name before only the written metrics were listed).
@@ -235,6 +240,7 @@ impl Metric {
             Metric::BotMove => "BotMoves",
             Metric::BotMoveTime(_) => "BotMoveTime",
             Metric::EngineFailure => "EngineFailures",
+            Metric::PushFailed => "PushFailures",
         }
     }
 
@@ -465,6 +471,7 @@ mod tests {
             Metric::BotMove,
             Metric::BotMoveTime(Duration::ZERO),
             Metric::EngineFailure,
+            Metric::PushFailed,
         ]
         .iter()
         .filter(|m| m.written())
@@ -479,7 +486,8 @@ mod tests {
                 "RateLimited",
                 "SweeperLag",
                 "LivePostFailures",
-                "EngineFailures"
+                "EngineFailures",
+                "PushFailures"
             ]
         );
         for (name, _) in WRITTEN {

@@ -48,6 +48,11 @@ pub const KEY_FILE: &str = "vapid.key";
 /// How long a push request may take, connection included.
 const SEND_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long the pushes one save owes may hold its answer, all of them together: they are sent
+/// at once ([`crate::service::push::deliver`]), and the ones still unanswered then are given up
+/// (counted `PushFailures`; the next push to that seat tries again).
+pub const PUSH_BOUND: Duration = Duration::from_secs(5);
+
 /// The largest payload sent (DESIGN: at most 3 KB; push services take 4 KB).
 pub const MAX_PAYLOAD_BYTES: usize = 3 * 1024;
 
@@ -212,6 +217,26 @@ impl std::fmt::Debug for Push {
             .field("public_key", &self.public_key)
             .field("hosts", &self.hosts)
             .finish_non_exhaustive()
+    }
+}
+
+/// Where the deployment's push sender is kept: one handle shared by the [`crate::App`] and its
+/// thinker (which is made before the app is told its key, [`crate::App::with_push`]), so a
+/// computer player's move pushes "your turn" as a person's does. Empty: push is off.
+#[derive(Clone, Debug, Default)]
+pub struct PushSlot(Arc<std::sync::RwLock<Option<Arc<Push>>>>);
+
+impl PushSlot {
+    /// The sender, if push is on.
+    pub fn get(&self) -> Option<Arc<Push>> {
+        self.0.read().ok().and_then(|held| held.clone())
+    }
+
+    /// Puts `push` in the slot (`None`: push off) for every holder of the handle.
+    pub fn set(&self, push: Option<Arc<Push>>) {
+        if let Ok(mut held) = self.0.write() {
+            *held = push;
+        }
     }
 }
 

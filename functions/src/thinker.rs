@@ -7,7 +7,8 @@
 //! - **Locally** ([`LocalThinker`]): one task per room (single flight: a cue for a room that
 //!   already has one only wakes it), which waits for the move's due time, searches it on a
 //!   bounded pool of blocking threads (`MADANG_BOT_THREADS`, default 1) and saves it. The async
-//!   runtime never runs a search, so `/healthz`, reads and sockets are answered meanwhile.
+//!   runtime never runs a search, so `/healthz`, reads and sockets are answered meanwhile. A
+//!   saved move that makes a person's turn pushes it (Web Push), as a person's move does.
 //! - **On AWS** ([`crate::thinker::lambda`]): the `api` function invokes `BotFunction`
 //!   asynchronously when its own save made a move due; that function runs the same loop. A
 //!   reader never invokes it (one search per move, however many watch), except as the backstop
@@ -25,6 +26,7 @@ use madang_infra::RoomStore;
 use tokio::sync::{Notify, Semaphore};
 
 use crate::app::Clock;
+use crate::push::PushSlot;
 use crate::service::bots::{land, search};
 
 pub mod lambda;
@@ -78,6 +80,8 @@ pub struct LocalThinker<S> {
     store: Arc<S>,
     clock: Arc<Clock>,
     threads: Arc<Semaphore>,
+    /// Web Push: a move that makes a person's turn pushes it, as a person's move does.
+    push: PushSlot,
     /// The rooms that have a task, each with the bell that wakes it.
     rooms: Rooms,
 }
@@ -109,8 +113,16 @@ impl<S: RoomStore> LocalThinker<S> {
             store,
             clock,
             threads: Arc::new(Semaphore::new(threads.max(1))),
+            push: PushSlot::default(),
             rooms: Arc::default(),
         }
+    }
+
+    /// Pushes with the sender `push` holds once a move is saved (the app's own slot,
+    /// [`crate::App::with_push`]).
+    pub fn with_push(mut self, push: PushSlot) -> Self {
+        self.push = push;
+        self
     }
 
     /// `MADANG_BOT_THREADS` (default [`DEFAULT_BOT_THREADS`]).
@@ -157,6 +169,7 @@ impl<S: RoomStore> LocalThinker<S> {
             store: self.store.clone(),
             clock: self.clock.clone(),
             threads: self.threads.clone(),
+            push: self.push.clone(),
             rooms: self.rooms.clone(),
             id: id.to_owned(),
             bell,
@@ -170,6 +183,7 @@ struct RoomTask<S> {
     store: Arc<S>,
     clock: Arc<Clock>,
     threads: Arc<Semaphore>,
+    push: PushSlot,
     rooms: Rooms,
     id: String,
     bell: Arc<Bell>,
@@ -186,7 +200,8 @@ impl<S: RoomStore> RoomTask<S> {
                 Ok(Some(searched)) => {
                     // The search ran as soon as the move was known; it lands when due.
                     self.until(searched.due_at()).await;
-                    land(&*self.store, &clock, &self.id, searched)
+                    let push = self.push.get();
+                    land(&*self.store, push.as_deref(), &clock, &self.id, searched)
                         .await
                         .map(Some)
                 }

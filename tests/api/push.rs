@@ -4,6 +4,7 @@
 //! payload with Python's `http_ece`.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use madang_core::room::AnyRoom;
 use madang_functions::App;
@@ -303,4 +304,209 @@ async fn starting_a_slow_game_pushes_your_turn_to_the_first_mover_when_away() {
     let got = service.wait_for("guest", 1).await;
     assert_eq!(got[0]["payload"]["type"], "yourTurn", "{}", got[0]);
     assert_eq!(got[0]["payload"]["body"], "상대가 기다려요. 남은 시간 2일");
+}
+
+/// A slow game with `names` subscribed at white's seat (the host is black), started, white away
+/// for a minute: black's next move owes white a push to each of them.
+async fn slow_game_with_white_subscribed(
+    app: &TestApp,
+    service: &PushService,
+    names: &[&str],
+    seed: u64,
+) -> (String, Player, Player) {
+    let (room, black) = app
+        .create(
+            "baduk",
+            json!({"boardSize": 9, "colorAssignment": "hostBlack",
+                   "timeControl": {"kind": "correspondence", "daysPerMove": 1}}),
+            seed,
+        )
+        .await;
+    let white = app.join(&room, "손자").await;
+    for name in names {
+        assert_eq!(
+            subscribe(app, &room, &white, service.subscription(name)).await,
+            StatusCode::NO_CONTENT
+        );
+    }
+    app.act_ok(&room, &black, json!({"type": "start"})).await;
+    app.advance_clock(60_000).await;
+    (room, black, white)
+}
+
+async fn public_key(app: &TestApp) -> String {
+    app.get("/push", None).await.body["publicKey"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_push_service_that_hangs_on_one_subscription_holds_neither_the_others_nor_the_answer() {
+    let (app, store) = pushing_app().await;
+    let service = PushService::start(&public_key(&app).await);
+    // The hanging one first: sent one after another, the others would wait behind it.
+    let (room, black, _white) =
+        slow_game_with_white_subscribed(&app, &service, &["stall-white", "white", "white-2"], 31)
+            .await;
+    // The push service never answers the first (it hangs for a minute): the move's answer
+    // still comes, the pushes' bound (5 s, all of them together) being far below this test's
+    // patience, which only tells a hang from an answer.
+    let moved = tokio::time::timeout(
+        Duration::from_secs(40),
+        app.act(&room, &black, json!({"type": "place", "x": 2, "y": 2})),
+    )
+    .await
+    .expect("the answer came although a push service hangs");
+    assert_eq!(moved.status, StatusCode::OK, "{:?}", moved.body);
+    // Both other phones had theirs when the answer came, and the hanging one was asked.
+    for name in ["white", "white-2"] {
+        let got = service.received_at(name).await;
+        assert_eq!(got.len(), 1, "{name}: {got:?}");
+        assert_eq!(got[0]["payload"]["type"], "yourTurn");
+        assert!(got[0]["ok"] == true, "{}", got[0]);
+    }
+    let stalled = service.received_at("stall-white").await;
+    assert_eq!(stalled.len(), 1, "{stalled:?}");
+    assert_eq!(stalled[0]["stalled"], true);
+    // A push service that did not answer may answer next time: the subscription is kept.
+    assert!(
+        endpoints_stored(&store, &room)
+            .await
+            .contains(&service.endpoint("stall-white"))
+    );
+}
+
+#[tokio::test]
+async fn a_computer_players_move_pushes_your_turn_to_the_away_person() {
+    let (app, _store) = pushing_app().await;
+    let service = PushService::start(&public_key(&app).await);
+    // The person plays black against a computer player; black's phone subscribed.
+    let (room, human) = app
+        .create(
+            "baduk",
+            json!({"boardSize": 9, "colorAssignment": "hostBlack",
+                   "timeControl": {"kind": "correspondence", "daysPerMove": 1}}),
+            41,
+        )
+        .await;
+    app.act_ok(&room, &human, json!({"type": "addBot", "level": 1}))
+        .await;
+    assert_eq!(
+        subscribe(&app, &room, &human, service.subscription("human")).await,
+        StatusCode::NO_CONTENT
+    );
+    app.act_ok(&room, &human, json!({"type": "start"})).await;
+    let moved = app
+        .act_ok(&room, &human, json!({"type": "place", "x": 2, "y": 2}))
+        .await;
+    // The person closes the page at once: by the time the computer player's move lands (its
+    // think time is at least 0.8 s), a minute has passed on the dev clock, so nobody is
+    // connected for black when white's move makes it black's turn.
+    app.advance_clock(60_000).await;
+    let got = service.wait_for("human", 1).await;
+    let push = &got[0];
+    assert!(push["ok"] == true, "{push}");
+    assert_eq!(push["payload"]["type"], "yourTurn", "{push}");
+    assert_eq!(push["payload"]["roomId"], room.as_str());
+    assert_eq!(push["payload"]["url"], format!("/r/{room}"));
+    // The push is about the computer player's move: the version after it, black to move.
+    let view = app.room(&room, None).await;
+    assert_eq!(view["state"]["turn"], "black", "{}", view["state"]);
+    assert_eq!(
+        push["payload"]["version"].as_u64().unwrap(),
+        moved["version"].as_u64().unwrap() + 1,
+        "{push}"
+    );
+    assert_eq!(view["version"], push["payload"]["version"]);
+}
+
+/// Pushes and answer times of one slow 9줄 game, as `docs/cost.md` prices them: 40 moves, each
+/// made a minute after the opponent's (so the opponent is away every time), then black resigns.
+/// The rules imply one `yourTurn` a move (its opponent became awaited, away) and one `gameOver`
+/// (to white, away; black just acted): 41 pushes. Run with `--nocapture` for the figures: the
+/// counts, and the move answers' times against the same game with nobody subscribed.
+#[tokio::test]
+async fn pushes_per_slow_game() {
+    const MOVES: usize = 40;
+    let (app, _store) = pushing_app().await;
+    let service = PushService::start(&public_key(&app).await);
+    let mut times = Vec::new();
+    for subscribed in [false, true] {
+        let (room, black) = app
+            .create(
+                "baduk",
+                json!({"boardSize": 9, "colorAssignment": "hostBlack",
+                       "timeControl": {"kind": "correspondence", "daysPerMove": 1}}),
+                51,
+            )
+            .await;
+        let white = app.join(&room, "손자").await;
+        if subscribed {
+            for (who, name) in [(&black, "black"), (&white, "white")] {
+                assert_eq!(
+                    subscribe(&app, &room, who, service.subscription(name)).await,
+                    StatusCode::NO_CONTENT
+                );
+            }
+        }
+        app.act_ok(&room, &black, json!({"type": "start"})).await;
+        let mut draw = 51;
+        let mut took = Vec::new();
+        for n in 0..MOVES {
+            let who = if n % 2 == 0 { &black } else { &white };
+            app.advance_clock(60_000).await;
+            // The mover opens the game (as they would to move): its view lists the illegal points.
+            let state = app.room(&room, Some(who)).await["state"].clone();
+            let action = madang_tests::games::random_place(&state, &mut draw);
+            let start = Instant::now();
+            app.act_ok(&room, who, action).await;
+            took.push(start.elapsed());
+        }
+        app.advance_clock(60_000).await;
+        let end = app.act_ok(&room, &black, json!({"type": "resign"})).await;
+        assert_eq!(end["room"]["status"], "finished");
+        times.push(took);
+    }
+    let ms = |d: &[Duration]| {
+        let mut v: Vec<f64> = d.iter().map(|d| d.as_secs_f64() * 1000.0).collect();
+        v.sort_by(f64::total_cmp);
+        (v.iter().sum::<f64>() / v.len() as f64, v[v.len() / 2])
+    };
+    let pushes = service.received().await;
+    let count = |name: &str, kind: &str| {
+        pushes
+            .iter()
+            .filter(|p| p["path"] == format!("/push/{name}") && p["payload"]["type"] == kind)
+            .count()
+    };
+    let (your_turn, game_over) = (
+        count("black", "yourTurn") + count("white", "yourTurn"),
+        count("black", "gameOver") + count("white", "gameOver"),
+    );
+    let (bare, pushing) = (ms(&times[0]), ms(&times[1]));
+    println!(
+        "a slow 9줄 game of {MOVES} moves and a resignation: {} pushes ({your_turn} yourTurn, \
+         {game_over} gameOver); a move's answer {:.1} ms mean, {:.1} ms median with its push, \
+         {:.1} ms mean, {:.1} ms median without (+{:.1} ms mean, +{:.1} ms median)",
+        pushes.len(),
+        pushing.0,
+        pushing.1,
+        bare.0,
+        bare.1,
+        pushing.0 - bare.0,
+        pushing.1 - bare.1,
+    );
+    assert!(pushes.iter().all(|p| p["ok"] == true), "{pushes:?}");
+    assert_eq!(
+        (
+            count("black", "yourTurn"),
+            count("white", "yourTurn"),
+            count("black", "gameOver"),
+            count("white", "gameOver")
+        ),
+        (MOVES / 2, MOVES / 2, 0, 1),
+        "one yourTurn a move (to the opponent, away), gameOver to white only (black resigned)"
+    );
+    assert_eq!(pushes.len(), MOVES + 1);
 }

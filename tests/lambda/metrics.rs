@@ -18,8 +18,9 @@
 //!   500s on the chat table, both firing StoreUnavailableAlarm; 429s; a sweep more than two sweeps late; a sweep whose due-room
 //!   query fails, which fails the run (AWS's `Errors`: FunctionErrorsAlarm, on the account's
 //!   sum over every function, evaluated on the failed runs); live posts to an `@connections`
-//!   endpoint that answers 500; and a computer player whose engine cannot play (a level no
-//!   engine knows), which plays the fallback.
+//!   endpoint that answers 500; a computer player whose engine cannot play (a level no
+//!   engine knows), which plays the fallback; and Web Pushes whose push service answers 500 or
+//!   hangs past the bound (`PushFailures`, on the dashboard, watched by no alarm).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -911,5 +912,68 @@ async fn every_log_line_of_an_invocation_carries_its_request_id() {
     assert!(
         checked as u64 >= stack.front_requests(),
         "{checked} lines with a request id"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pushes_that_fail_or_hang_are_counted_push_failures_and_watched_by_no_alarm() {
+    let mut config = config(1, false);
+    config.env.extend([
+        (
+            "MADANG_VAPID_PRIVATE_KEY".to_owned(),
+            "Vq3kTz8yPw2LmN4bX7cR1sD9fG5hJ6aE0uI2oY8tK3nB7vC4xZ1qW9eR5tY2uI6o".to_owned(),
+        ),
+        ("MADANG_PUSH_HOSTS".to_owned(), "127.0.0.1".to_owned()),
+    ]);
+    let (stack, _proxy) = faulty_stack("l-push-fail", config).await;
+    let app = &stack.app;
+    let key = app.get("/push", None).await.body["publicKey"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let service = madang_tests::push_service::PushService::start(&key);
+    let (room, black) = app
+        .create(
+            "baduk",
+            json!({"boardSize": 9, "colorAssignment": "hostBlack",
+                   "timeControl": {"kind": "correspondence", "daysPerMove": 1}}),
+            13,
+        )
+        .await;
+    let white = app.join(&room, "손자").await;
+    // White's phones: one whose push service answers 500, one whose push service hangs.
+    for name in ["fail-white", "stall-white"] {
+        let r = app
+            .send(
+                reqwest::Method::PUT,
+                &format!("/rooms/{room}/push"),
+                Some(&white.token),
+                Some(service.subscription(name)),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::NO_CONTENT, "{:?}", r.body);
+    }
+    app.act_ok(&room, &black, json!({"type": "start"})).await;
+    app.advance_clock(60_000).await;
+    app.act_ok(&room, &black, json!({"type": "place", "x": 2, "y": 2}))
+        .await;
+    assert_eq!(service.received_at("fail-white").await.len(), 1);
+    assert_eq!(service.received_at("stall-white").await.len(), 1);
+    let emf = emf_of(&stack);
+    assert_eq!(
+        total(&emf, "PushFailures"),
+        2.0,
+        "the 500 and the push still unanswered at the bound: {emf:?}"
+    );
+    // Counted for the dashboard, and no alarm watches it (each alarm costs money).
+    assert!(!TEMPLATE.contains("MetricName: PushFailures"));
+    let warned = kept_lines(&stack);
+    assert!(
+        warned.iter().any(|l| l.contains("push failed")),
+        "{warned:?}"
+    );
+    assert!(
+        warned.iter().any(|l| l.contains("push timed out")),
+        "{warned:?}"
     );
 }

@@ -2,7 +2,8 @@
 //! as the template configures them (`MADANG_VAPID_PRIVATE_KEY` a generated 64-character secret,
 //! whose SHA-256 is the key), pushing to the loopback push service of
 //! `madang_tests::push_service`: `yourTurn` from the API function, `timeLow` and `gameOver` from
-//! scheduled runs of the sweeper.
+//! scheduled runs of the sweeper, and `yourTurn` from the bot function after a computer player's
+//! move.
 
 use madang_tests::lambda::StackConfig;
 use madang_tests::push_service::PushService;
@@ -13,7 +14,7 @@ use serde_json::json;
 use crate::stack;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_slow_game_pushes_through_lambda_your_turn_from_the_api_time_low_and_game_over_from_the_sweeper()
+async fn a_slow_game_pushes_through_lambda_your_turn_from_the_api_and_the_bot_time_low_and_game_over_from_the_sweeper()
  {
     let push_env = vec![
         (
@@ -80,6 +81,41 @@ async fn a_slow_game_pushes_through_lambda_your_turn_from_the_api_time_low_and_g
     assert_eq!(over[2]["payload"]["body"], "흑 시간승");
     let over = service.wait_for("black", 1).await;
     assert_eq!(over[0]["payload"]["type"], "gameOver");
+    // Against a computer player: its move, made by the bot function, pushes the person's turn.
+    let (bot_room, human) = app
+        .create(
+            "baduk",
+            json!({"boardSize": 9, "colorAssignment": "hostBlack",
+                   "timeControl": {"kind": "correspondence", "daysPerMove": 1}}),
+            6,
+        )
+        .await;
+    app.act_ok(&bot_room, &human, json!({"type": "addBot", "level": 1}))
+        .await;
+    let r = app
+        .send(
+            Method::PUT,
+            &format!("/rooms/{bot_room}/push"),
+            Some(&human.token),
+            Some(service.subscription("human")),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{:?}", r.body);
+    app.act_ok(&bot_room, &human, json!({"type": "start"}))
+        .await;
+    let moved = app
+        .act_ok(&bot_room, &human, json!({"type": "place", "x": 2, "y": 2}))
+        .await;
+    // The person is away a minute (on the dev clock) before the move lands (≥ 0.8 s of think).
+    app.advance_clock(60_000).await;
+    let got = service.wait_for("human", 1).await;
+    assert_eq!(got[0]["payload"]["type"], "yourTurn", "{}", got[0]);
+    assert_eq!(got[0]["payload"]["roomId"], bot_room.as_str());
+    assert_eq!(
+        got[0]["payload"]["version"].as_u64().unwrap(),
+        moved["version"].as_u64().unwrap() + 1
+    );
+    stack.bots_done().await;
     for push in service.received().await {
         assert!(push["ok"] == true, "verified and decrypted: {push}");
     }

@@ -3,7 +3,8 @@
 // button, subscribing goes through the real service worker registration (/sw.js) and reaches
 // the server (PUT /rooms/{id}/push), and the service worker's push handler — fed a message
 // through the DevTools protocol (ServiceWorker.deliverPushMessage) — shows the Korean
-// notification for the room. One tap turns it off.
+// notification for the room; a tap on it (dispatched inside the service worker) takes an open
+// window of the app to the room at the player's seat. One tap turns it off.
 //
 // Headless Chromium has no push service to subscribe with (FCM is not reachable), so only
 // `PushManager.subscribe` is stood in for: it returns a subscription at a loopback endpoint,
@@ -100,6 +101,30 @@ test('a slow game: 남은 시간 1일, (내 차례), 알림 받기 through the s
   // One tap turns it off (DELETE /rooms/{id}/push).
   await black.getByTestId('push-toggle').click();
   await black.locator('[data-testid="push-toggle"][aria-pressed="false"]').waitFor();
+
+  // A tap on the notification shown above opens the room at black's seat. Headless Chromium cannot tap an OS notification,
+  // so the tap is made inside the service worker: its own notificationclick handler runs on the
+  // notification shown. The app is open elsewhere (the lobby): the worker tells that window to
+  // go to the room, and the page shows black's seat, black to move.
+  await black.goto(`${server.base}/`);
+  await black.locator('form').first().waitFor();
+  const [worker] = black.context().serviceWorkers().length
+    ? black.context().serviceWorkers()
+    : [await black.context().waitForEvent('serviceworker')];
+  const clicked = await worker.evaluate(async () => {
+    const [notification] = await self.registration.getNotifications();
+    const waits = [];
+    const event = new Event('notificationclick');
+    Object.defineProperty(event, 'notification', { value: notification });
+    event.waitUntil = (p) => waits.push(p);
+    self.dispatchEvent(event);
+    await Promise.all(waits);
+    return { handled: waits.length, left: (await self.registration.getNotifications()).length };
+  });
+  assert.deepEqual(clicked, { handled: 1, left: 0 }, 'the handler ran and closed the notification');
+  await black.waitForURL(`${server.base}/r/${roomId}`);
+  await black.waitForFunction(() => document.title.startsWith('(내 차례) '));
+  await black.getByTestId('slow-clock-black').waitFor();
 
   // White has no button prompt either until tapped; black moves and the title follows the turn.
   await black.locator('[data-testid="baduk-point"][data-x="2"][data-y="2"]').click();

@@ -58,7 +58,7 @@ struct DeleteBody {
 
 /// `GET /push`: `{"publicKey": P}`, the VAPID key to subscribe with, or 404 `PUSH_OFF`.
 pub async fn key<S: RoomStore>(State(app): State<App<S>>) -> Result<Response, ApiError> {
-    let push = app.push.as_deref().ok_or(ApiError::PushOff)?;
+    let push = app.push.get().ok_or(ApiError::PushOff)?;
     Ok(Json(json!({ "publicKey": push.public_key() })).into_response())
 }
 

@@ -9,8 +9,10 @@
 //! engine (docs/cost.md), not the `api` function's.
 //!
 //! Configuration (set by `template.yaml`): `MADANG_TABLE`, `MADANG_CHAT_TABLE`,
-//! `MADANG_LIVE_ENDPOINT` (its moves are announced like any save), and `MADANG_DEV=1` in
-//! builds with the `dev` feature only.
+//! `MADANG_LIVE_ENDPOINT` (its moves are announced like any save), `MADANG_VAPID_PRIVATE_KEY`
+//! with `MADANG_PUSH_HOSTS` and `MADANG_PUSH_CONTACT` (a move that makes a person's turn pushes
+//! it, as the api function's saves do), and `MADANG_DEV=1` in builds with the `dev` feature
+//! only.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -42,9 +44,11 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     }
     let store = Arc::new(LiveStore::from_env(rooms).await);
     // Its own saves cue no thinker: the loop below looks at the room again itself.
+    // Web Push as the api function has it: a move that makes a person's turn pushes it.
     let app = App::new(store)
         .with_dev(dev)
-        .with_thinker(Arc::new(NoThinker));
+        .with_thinker(Arc::new(NoThinker))
+        .with_push(madang_functions::push::Push::from_env()?);
     lambda_runtime::run(service_fn(move |event: LambdaEvent<BotEvent>| {
         let app = app.clone();
         telemetry::set_request_id(Some(&event.context.request_id));
@@ -87,7 +91,8 @@ async fn play(
         until(app, searched.due_at(), wait).await?;
         let clock = || app.clock.now();
         // Boxed: the save path's future is deep (see the sweeper).
-        if Box::pin(land(&*app.store, &clock, id, searched)).await? {
+        let push = app.push.get();
+        if Box::pin(land(&*app.store, push.as_deref(), &clock, id, searched)).await? {
             landed += 1;
         }
     }

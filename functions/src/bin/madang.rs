@@ -139,7 +139,7 @@ async fn sweep_forever<S: RoomStore>(app: App<S>, every: Duration) {
         sweeper::sweep_pushing(
             &*app.store,
             &*app.thinker,
-            app.push.as_deref(),
+            app.push.get().as_deref(),
             app.clock.now(),
             100,
         )

@@ -48,7 +48,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
             let report: SweepReport = sweep_pushing(
                 &*app.store,
                 &*app.thinker,
-                app.push.as_deref(),
+                app.push.get().as_deref(),
                 app.clock.now(),
                 ROOMS_PER_RUN,
             )

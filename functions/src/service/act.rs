@@ -81,7 +81,7 @@ pub async fn act<S: RoomStore>(
     .await?;
     super::push::deliver(
         &*app.store,
-        app.push.as_deref(),
+        app.push.get().as_deref(),
         &|| app.clock.now(),
         &saved.loaded,
         saved.now,

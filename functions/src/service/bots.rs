@@ -157,9 +157,12 @@ pub async fn search<S: RoomStore>(
 }
 
 /// Plays searched moves through the one save path, each only if its turn is still the room's
-/// next one; whether any landed.
+/// next one; whether any landed. A landed move pushes as a person's does (`push`: the
+/// deployment's sender, [`crate::push::notices`]): "your turn" to a person it leaves awaited
+/// and away, the end to every away seat.
 pub async fn land<S: RoomStore>(
     store: &S,
+    push: Option<&crate::push::Push>,
     clock: &(impl Fn() -> Millis + Sync),
     id: &str,
     searched: Searched,
@@ -192,6 +195,7 @@ pub async fn land<S: RoomStore>(
         tracing::debug!(room = %crate::api::ids::digest_of(id), "the room moved on during a search; searching again");
         return Ok(false);
     }
+    super::push::deliver(store, push, clock, &saved.loaded, saved.now).await;
     let mut moves = BotMoves::default();
     for (fired, took) in saved.outcome.into_iter().zip(took) {
         if let Fired::Bot { fallback, .. } = fired {

@@ -1,7 +1,11 @@
 //! Web Push for the rooms (DESIGN "Slow 바둑 and 'your turn' notifications"): a seat's
 //! subscriptions kept and dropped through the one save path, and the pushes a saved change calls
-//! for sent after it ([`deliver`]) — a subscription the push service says is gone forgotten.
+//! for sent after it ([`deliver`]), all at once within one bound — a subscription the push
+//! service says is gone forgotten, a push that failed counted (`PushFailures`).
 
+use std::sync::Arc;
+
+use futures_util::stream::{FuturesUnordered, StreamExt as _};
 use madang_core::room::{PushSubscription, TokenHash};
 use madang_core::{Millis, with_room};
 use madang_infra::RoomStore;
@@ -10,7 +14,8 @@ use super::new_request_id;
 use super::save::{Loaded, Target, transact};
 use crate::app::App;
 use crate::error::ApiError;
-use crate::push::{Delivery, Push, check_subscription, notices};
+use crate::metrics::{self, Metric};
+use crate::push::{Delivery, Notice, PUSH_BOUND, Push, check_subscription, notices};
 use crate::thinker::NoThinker;
 
 /// A browser's `PushSubscription.toJSON()`, as `PUT /rooms/{id}/push` reads it.
@@ -24,8 +29,8 @@ pub struct Subscription {
     pub auth: String,
 }
 
-fn push_of<S>(app: &App<S>) -> Result<&Push, ApiError> {
-    app.push.as_deref().ok_or(ApiError::PushOff)
+fn push_of<S>(app: &App<S>) -> Result<Arc<Push>, ApiError> {
+    app.push.get().ok_or(ApiError::PushOff)
 }
 
 /// Keeps `sub` for the seat of `token`'s holder (the same endpoint renewed; a fourth pushes out
@@ -95,7 +100,8 @@ pub async fn unsubscribe<S: RoomStore>(
 
 /// Sends the pushes `loaded` — a room as a change just saved it — calls for ([`notices`]), and
 /// forgets the subscriptions their push services say are gone. Never fails the change: a push
-/// that fails is logged (and the next one tries again).
+/// that fails is logged and counted (and the next one tries again). All of them go at once,
+/// within [`PUSH_BOUND`] together.
 pub async fn deliver<S: RoomStore>(
     store: &S,
     push: Option<&Push>,
@@ -110,10 +116,7 @@ pub async fn deliver<S: RoomStore>(
     if notices.is_empty() {
         return;
     }
-    let mut gone: Vec<String> = Vec::new();
-    for notice in &notices {
-        send_notice(push, loaded, notice, &mut gone).await;
-    }
+    let gone = send_all(push, loaded, &notices).await;
     if !gone.is_empty() {
         forget(store, clock, &loaded.id, &gone).await;
     }
@@ -151,49 +154,69 @@ pub async fn remind<S: RoomStore>(
     let (Some(push), Some(deadline)) = (push, due) else {
         return Ok(());
     };
-    let mut gone = Vec::new();
-    for notice in crate::push::time_low_notices(&saved.loaded, deadline, now) {
-        send_notice(push, &saved.loaded, &notice, &mut gone).await;
-    }
+    let notices = crate::push::time_low_notices(&saved.loaded, deadline, now);
+    let gone = send_all(push, &saved.loaded, &notices).await;
     if !gone.is_empty() {
         forget(store, clock, id, &gone).await;
     }
     Ok(())
 }
 
-/// Sends one notice to every subscription of its seat; the gone ones are added to `gone`.
-async fn send_notice(
-    push: &Push,
-    loaded: &Loaded,
-    notice: &crate::push::Notice,
-    gone: &mut Vec<String>,
-) {
-    let Ok(payload) = serde_json::to_vec(&notice.payload) else {
-        return;
-    };
-    // Korean titles and a result line: far under the bound, which a push service's 4 KB needs.
-    if payload.len() > crate::push::MAX_PAYLOAD_BYTES {
-        tracing::warn!(room = %crate::api::ids::digest_of(&loaded.id), bytes = payload.len(), "push payload too large");
-        return;
+/// Sends every notice to every subscription of its seat, all at once (a seat has up to three
+/// subscriptions; a game's end goes to each away seat), and waits for their push services'
+/// answers [`PUSH_BOUND`] at most, together: a push service that stalls holds the answer that
+/// long, never longer, and the others' pushes are not behind it. Returns the endpoints to
+/// forget (gone at their push service, or refused here). A push that failed or was still
+/// unanswered at the bound is counted ([`Metric::PushFailed`]).
+async fn send_all(push: &Push, loaded: &Loaded, notices: &[Notice]) -> Vec<String> {
+    let digest = crate::api::ids::digest_of(&loaded.id);
+    let mut sends = FuturesUnordered::new();
+    for notice in notices {
+        let Ok(payload) = serde_json::to_vec(&notice.payload) else {
+            continue;
+        };
+        // Korean titles and a result line: far under the bound, which a push service's 4 KB
+        // needs.
+        if payload.len() > crate::push::MAX_PAYLOAD_BYTES {
+            tracing::warn!(room = %digest, bytes = payload.len(), "push payload too large");
+            continue;
+        }
+        let payload: Arc<[u8]> = payload.into();
+        let subs: Vec<PushSubscription> = with_room!(&loaded.room, r => {
+            r.subscriptions_of(&notice.player).cloned().collect()
+        });
+        for sub in subs {
+            let payload = payload.clone();
+            sends.push(async move {
+                let delivery = push.send(&sub, &payload, notice.ttl, notice.urgency).await;
+                (sub.endpoint, delivery)
+            });
+        }
     }
-    let subs: Vec<PushSubscription> = with_room!(&loaded.room, r => {
-        r.subscriptions_of(&notice.player).cloned().collect()
-    });
-    for sub in &subs {
-        match push.send(sub, &payload, notice.ttl, notice.urgency).await {
-            Delivery::Sent => {
-                tracing::debug!(room = %crate::api::ids::digest_of(&loaded.id), "push sent")
-            }
-            Delivery::Gone => gone.push(sub.endpoint.clone()),
+    let until = tokio::time::Instant::now() + PUSH_BOUND;
+    let mut gone = Vec::new();
+    while let Ok(Some((endpoint, delivery))) = tokio::time::timeout_at(until, sends.next()).await {
+        match delivery {
+            Delivery::Sent => tracing::debug!(room = %digest, "push sent"),
+            Delivery::Gone => gone.push(endpoint),
             Delivery::Refused(why) => {
-                tracing::warn!(room = %crate::api::ids::digest_of(&loaded.id), why, "push refused");
-                gone.push(sub.endpoint.clone());
+                tracing::warn!(room = %digest, why, "push refused");
+                gone.push(endpoint);
             }
             Delivery::Failed(why) => {
-                tracing::warn!(room = %crate::api::ids::digest_of(&loaded.id), why, "push failed");
+                metrics::record(Metric::PushFailed);
+                tracing::warn!(room = %digest, why, "push failed");
             }
         }
     }
+    // Still unanswered at the bound: given up (dropping them closes their connections).
+    if !sends.is_empty() {
+        tracing::warn!(room = %digest, pushes = sends.len(), "push timed out");
+        for _ in 0..sends.len() {
+            metrics::record(Metric::PushFailed);
+        }
+    }
+    gone
 }
 
 /// Removes the subscriptions at `endpoints` from the room (their push service dropped them).

@@ -77,7 +77,7 @@ async fn settle<S: RoomStore>(
     // A read that fired a timeout may have ended the game or passed the turn.
     super::push::deliver(
         &*app.store,
-        app.push.as_deref(),
+        app.push.get().as_deref(),
         &|| app.clock.now(),
         &saved.loaded,
         saved.now,
