@@ -52,6 +52,8 @@ FUNCTIONS = {
 # live registry's keys start with the prefixes of infra/src/live_registry.rs.
 IDS_RS = ROOT / "functions" / "src" / "api" / "ids.rs"
 LIVE_REGISTRY_RS = ROOT / "infra" / "src" / "live_registry.rs"
+# The 바둑 review's item key prefix (`#review#{roomId}`, infra/src/dynamo/mod.rs).
+DYNAMO_RS = ROOT / "infra" / "src" / "dynamo" / "mod.rs"
 # Both post announcements to the live channel's connections, and nothing else of its API.
 LIVE_POSTS = ("!Sub 'arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:"
               "${LiveApi}/live/POST/@connections/*'")  # repr() of the Tag below
@@ -368,6 +370,7 @@ def check(t):
     registry = rust_str(LIVE_REGISTRY_RS, "ROOM_PREFIX") + "*"
     connection = rust_str(LIVE_REGISTRY_RS, "CONN_PREFIX") + "*"
     client = rust_str(LIVE_REGISTRY_RS, "CLIENT_PREFIX") + "*"
+    review = rust_str(DYNAMO_RS, "REVIEW_PREFIX") + "*"
 
     def keys(*patterns):
         return tuple(sorted(patterns))
@@ -389,10 +392,12 @@ def check(t):
     expect(denials("LiveFunction") == {}, "LiveFunction: no Deny statements expected")
     bot_arn = repr(Tag("GetAtt", "BotFunction.Arn"))
     expect(grants("ApiFunction") == {**room_writer, (table_arn, keys(room_key)): {"dynamodb:PutItem"},
+                                     (table_arn, keys(review)): {"dynamodb:PutItem"},
                                      (chat_arn, keys(room_key)): API_CHAT_ACTIONS,
                                      (bot_arn, None): INVOKE_BOT},
            f"ApiFunction must be granted exactly GetItem on the table, PutItem on room keys ({room_key}), "
            f"UpdateItem on room, {registry} and {client} keys, DeleteItem on {connection} keys, "
+           f"PutItem on {review} keys (the review's claim), "
            f"{sorted(API_CHAT_ACTIONS)} on the chat table's room keys, posts to live connections and "
            f"invoking BotFunction")
     expect(grants("SweeperFunction") == {**room_writer, (index_arn, None): SWEEPER_INDEX_ACTIONS,
@@ -400,10 +405,12 @@ def check(t):
            f"SweeperFunction must be granted exactly Query on the {index} index, GetItem on the table, "
            f"UpdateItem on room and {registry} keys, DeleteItem on {connection} keys, and invoking "
            f"BotFunction")
-    # The bot function saves rooms like the sweeper, and invokes nothing.
-    expect(grants("BotFunction") == room_writer,
+    # The bot function saves rooms like the sweeper, keeps the reviews it computes, and invokes
+    # nothing.
+    expect(grants("BotFunction") == {**room_writer, (table_arn, keys(review)): {"dynamodb:PutItem"}},
            f"BotFunction must be granted exactly GetItem on the table, UpdateItem on room and "
-           f"{registry} keys, DeleteItem on {connection} keys (and posts to live connections)")
+           f"{registry} keys, DeleteItem on {connection} keys, PutItem on {review} keys (and posts "
+           f"to live connections)")
     live_grants = grants("LiveFunction")
     expect({k: v for k, v in live_grants.items() if k[0] == table_arn}
            == {(table_arn, None): {"dynamodb:GetItem"},

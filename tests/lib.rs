@@ -31,6 +31,7 @@ pub mod overdue;
 pub mod push_service;
 pub mod race;
 pub mod replay;
+pub mod review;
 pub mod slow;
 #[path = "lambda/store_proxy.rs"]
 pub mod store_proxy;

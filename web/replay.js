@@ -3,7 +3,7 @@
 // ⏮ ◀ ▶ ⏭, the arrow keys (Home and End too), a slider, what the step did in Korean, and [공유],
 // which copies the URL of the step shown. The address follows the step, so a reload or a shared
 // link opens that very step.
-import { h, toast } from './ui.js';
+import { h, s as svg, toast } from './ui.js';
 import { yutScreen } from './yut.js';
 import { badukScreen } from './baduk.js';
 
@@ -85,6 +85,53 @@ export function describe(prev, room, n) {
     text = text ? `${text} · ${summary}` : summary;
   }
   return text || `${n}번째 수`;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The review of a finished 바둑 game, asked again while the server computes it (202). */
+async function fetchReview(client, roomId, isGone) {
+  for (let tries = 0; tries < 60 && !isGone(); tries++) {
+    const review = await client.review(roomId);
+    if (review.moves) return review;
+    await sleep(Math.max(1, review.retryAfterSecs ?? 2) * 1000);
+  }
+  return null;
+}
+
+/**
+ * A small curve of black's score lead after every move (참고용), with a button for each of
+ * the review's swings; `jump(n)` shows the position after move n.
+ */
+export function reviewPanel(review, jump) {
+  const W = 300;
+  const H = 80;
+  const leads = review.moves.map((m) => m.scoreLead);
+  const span = Math.max(5, ...leads.map((x) => Math.abs(x)));
+  const x = (n) => (leads.length > 1 ? ((n - 1) / (leads.length - 1)) * W : W / 2);
+  const y = (lead) => H / 2 - (lead / span) * (H / 2 - 4);
+  const points = review.moves.map((m) => `${x(m.n).toFixed(1)},${y(m.scoreLead).toFixed(1)}`).join(' ');
+  const curve = svg('svg', {
+    viewBox: `0 0 ${W} ${H}`, class: 'review-curve', testid: 'review-curve', role: 'img',
+    'aria-label': `흑 기준 집 차이 그래프 (${review.label}), ${leads.length}수`,
+  },
+  svg('line', { x1: '0', y1: String(H / 2), x2: String(W), y2: String(H / 2), class: 'review-zero' }),
+  svg('polyline', { points, class: 'review-line', fill: 'none' }),
+  ...review.swings.map((sw) => {
+    const lead = review.moves[sw.n - 1]?.scoreLead ?? 0;
+    return svg('circle', { cx: x(sw.n).toFixed(1), cy: y(lead).toFixed(1), r: '3', class: 'review-dot' });
+  }));
+  const fmt = (d) => `${d > 0 ? '흑' : '백'} 쪽으로 ${Math.abs(d).toFixed(1)}집`;
+  const swings = h('div', { class: 'review-swings', role: 'group', 'aria-label': '크게 바뀐 수' },
+    ...review.swings.map((sw) => h('button', {
+      type: 'button', class: 'secondary small', testid: 'review-swing', 'data-n': String(sw.n),
+      text: `${sw.n}수 (${fmt(sw.delta)})`, onclick: () => jump(sw.n),
+    })));
+  return h('section', { class: 'review', testid: 'review' },
+    h('p', { class: 'review-head' }, h('strong', { text: '형세 그래프' }), ' ',
+      h('span', { class: 'review-label', testid: 'review-label', text: review.label }),
+      h('span', { class: 'review-note', text: ' 흑 기준 예상 집 차이 (위: 흑 우세). 컴퓨터(급 수준)의 대략적인 판단이에요.' })),
+    curve, swings);
 }
 
 /**
@@ -178,9 +225,30 @@ export async function replayScreen(client, roomId, at) {
   };
   document.addEventListener('keydown', keys);
   await show(shown);
+  let gone = false;
+  if (first.game === 'baduk') {
+    // A finished game's review, under the board: its swings jump to the step after that move.
+    (async () => {
+      const last = await load(of);
+      if (last.status !== 'finished' || gone) return;
+      const review = await fetchReview(client, roomId, () => gone);
+      if (!review || gone || review.moves.length === 0) return;
+      const jump = async (n) => {
+        // A move is at least one step (an undo or a scoring step adds more): the first step
+        // whose game holds n moves.
+        for (let k = Math.min(n, of); k <= of; k++) {
+          const room = await load(k);
+          if ((room.state?.moves?.length ?? 0) >= n) return show(k);
+        }
+        return show(of);
+      };
+      el.append(reviewPanel(review, jump));
+    })().catch(() => {});
+  }
   return {
     el,
     destroy() {
+      gone = true;
       document.removeEventListener('keydown', keys);
       screen.destroy?.();
     },

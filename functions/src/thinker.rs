@@ -51,6 +51,15 @@ pub trait Thinker: Send + Sync + std::fmt::Debug {
     /// for the move: it arrives later as a new version of the room. Never fails the request
     /// (the sweeper is the backstop of a cue that went nowhere).
     fn due<'a>(&'a self, id: &'a str, at: Millis, cue: Cue) -> Cued<'a>;
+
+    /// Room `id`'s review has just been claimed ([`crate::service::review`]): compute it and
+    /// keep it, off the request path. Never waits for it and never fails the request (a
+    /// computation that went nowhere leaves a stale claim, which the next request claims
+    /// again). The default does nothing (the thinker's own process computes what it is handed).
+    fn review<'a>(&'a self, id: &'a str) -> Cued<'a> {
+        let _ = id;
+        Box::pin(std::future::ready(()))
+    }
 }
 
 /// The thinker that does nothing: for the thinker's own saves, and for tools that only read.
@@ -145,6 +154,26 @@ impl<S: RoomStore> LocalThinker<S> {
 impl<S: RoomStore> Thinker for LocalThinker<S> {
     fn due<'a>(&'a self, id: &'a str, _at: Millis, _cue: Cue) -> Cued<'a> {
         self.cue(id);
+        Box::pin(std::future::ready(()))
+    }
+
+    fn review<'a>(&'a self, id: &'a str) -> Cued<'a> {
+        // On the same bounded pool as the searches: a review waits for a thread like a move.
+        let (store, clock, threads) =
+            (self.store.clone(), self.clock.clone(), self.threads.clone());
+        let id = id.to_owned();
+        tokio::spawn(async move {
+            let Ok(_permit) = threads.acquire_owned().await else {
+                return;
+            };
+            if let Err(e) = crate::service::review::compute(&*store, &id, clock.now()).await {
+                tracing::warn!(
+                    room = %crate::api::ids::digest_of(&id),
+                    error = %crate::error::chain(&e),
+                    "the review could not be computed"
+                );
+            }
+        });
         Box::pin(std::future::ready(()))
     }
 }

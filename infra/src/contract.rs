@@ -13,7 +13,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use madang_core::Millis;
 
-use crate::store::{RoomStore, StoreError, StoredRoom};
+use crate::store::{KeptReview, REVIEW_CLAIM_STALE_MS, RoomStore, StoreError, StoredRoom};
 
 /// A time in the future of every test run, so nothing the suite creates has expired.
 const NOW: Millis = 4_000_000_000_000;
@@ -76,7 +76,92 @@ pub async fn run<S: RoomStore>(store: Arc<S>) {
     touch_never_moves_presence_back(&*store).await;
     wait_for_change_returns_at_once_when_already_newer(&*store).await;
     wait_for_change_times_out_when_nothing_changes(&*store).await;
+    a_review_is_claimed_once_then_kept(&*store).await;
+    racing_review_claims_have_exactly_one_winner(store.clone()).await;
+    a_stale_review_claim_can_be_claimed_again(&*store).await;
     wait_for_change_wakes_when_the_room_is_saved(store).await;
+}
+
+async fn a_review_is_claimed_once_then_kept<S: RoomStore>(store: &S) {
+    let id = fresh_id("review");
+    let expires = NOW + 86_400_000;
+    assert_eq!(
+        store.load_review(&id, NOW).await.unwrap(),
+        None,
+        "nothing kept at first"
+    );
+    assert!(
+        store.claim_review(&id, NOW, expires).await.unwrap(),
+        "the first claim wins"
+    );
+    assert_eq!(
+        store.load_review(&id, NOW + 1).await.unwrap(),
+        Some(KeptReview::Computing { since: NOW }),
+        "a claimed review is being computed"
+    );
+    assert!(
+        !store.claim_review(&id, NOW + 1_000, expires).await.unwrap(),
+        "a fresh claim is not claimed again"
+    );
+    store
+        .save_review(&id, r#"{"label":"참고용"}"#, expires)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.load_review(&id, NOW + 2_000).await.unwrap(),
+        Some(KeptReview::Done(r#"{"label":"참고용"}"#.to_owned())),
+        "the review is kept"
+    );
+    assert!(
+        !store
+            .claim_review(&id, NOW + REVIEW_CLAIM_STALE_MS + 10_000, expires)
+            .await
+            .unwrap(),
+        "a kept review is never claimed again"
+    );
+    assert_eq!(
+        store.load_review(&id, expires + 1_000).await.unwrap(),
+        None,
+        "a review expires with its room"
+    );
+}
+
+async fn racing_review_claims_have_exactly_one_winner<S: RoomStore>(store: Arc<S>) {
+    let id = fresh_id("review-race");
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..8 {
+        let (store, id) = (store.clone(), id.clone());
+        tasks.spawn(async move { store.claim_review(&id, NOW, NOW + 86_400_000).await });
+    }
+    let mut winners = 0;
+    while let Some(claimed) = tasks.join_next().await {
+        if claimed.unwrap().unwrap() {
+            winners += 1;
+        }
+    }
+    assert_eq!(winners, 1, "racing_review_claims_have_exactly_one_winner");
+}
+
+async fn a_stale_review_claim_can_be_claimed_again<S: RoomStore>(store: &S) {
+    let id = fresh_id("review-stale");
+    let expires = NOW + 86_400_000;
+    assert!(store.claim_review(&id, NOW, expires).await.unwrap());
+    assert!(
+        !store
+            .claim_review(&id, NOW + REVIEW_CLAIM_STALE_MS - 1, expires)
+            .await
+            .unwrap(),
+        "a claim younger than 2 minutes holds"
+    );
+    let later = NOW + REVIEW_CLAIM_STALE_MS + 1;
+    assert!(
+        store.claim_review(&id, later, expires).await.unwrap(),
+        "a_stale_review_claim_can_be_claimed_again"
+    );
+    assert_eq!(
+        store.load_review(&id, later).await.unwrap(),
+        Some(KeptReview::Computing { since: later })
+    );
 }
 
 async fn create_then_load_returns_the_room<S: RoomStore>(store: &S) {

@@ -203,6 +203,32 @@ impl<S: RoomStore> RoomStore for FaultyStore<S> {
     async fn touch(&self, id: &str, player: &str, now: Millis) -> Result<(), StoreError> {
         self.inner.touch(id, player, now).await
     }
+
+    async fn load_review(
+        &self,
+        id: &str,
+        now: Millis,
+    ) -> Result<Option<crate::KeptReview>, StoreError> {
+        self.inner.load_review(id, now).await
+    }
+
+    async fn claim_review(
+        &self,
+        id: &str,
+        now: Millis,
+        expires_at: Millis,
+    ) -> Result<bool, StoreError> {
+        self.inner.claim_review(id, now, expires_at).await
+    }
+
+    async fn save_review(
+        &self,
+        id: &str,
+        review: &str,
+        expires_at: Millis,
+    ) -> Result<(), StoreError> {
+        self.inner.save_review(id, review, expires_at).await
+    }
 }
 
 /// Chat passes straight through: the faults are the room store's.

@@ -35,4 +35,6 @@ pub mod store;
 pub use chat::{ChatStore, StoredChat};
 pub use dynamo::DynamoStore;
 pub use embedded::EmbeddedStore;
-pub use store::{BoxError, RoomStore, StoreError, StoredRoom, Tell};
+pub use store::{
+    BoxError, KeptReview, REVIEW_CLAIM_STALE_MS, RoomStore, StoreError, StoredRoom, Tell,
+};

@@ -137,6 +137,34 @@ pub trait RoomStore: ChatStore + Send + Sync + 'static {
         now: Millis,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
 
+    /// The review of room `id`'s finished 바둑 game as kept ([`KeptReview`]), or `None` when
+    /// nobody has asked for it yet (or it expired with the room, `expires_at` ≤ `now`).
+    fn load_review(
+        &self,
+        id: &str,
+        now: Millis,
+    ) -> impl Future<Output = Result<Option<KeptReview>, StoreError>> + Send;
+
+    /// Claims the computation of room `id`'s review at `now`: `true` when this caller is the
+    /// one to compute it (nothing kept, or a claim older than [`REVIEW_CLAIM_STALE_MS`] whose
+    /// computation never finished), `false` when the review is kept or another claim is fresh.
+    /// A conditional write, so of concurrent claims exactly one wins. The record expires with
+    /// the room (`expires_at`).
+    fn claim_review(
+        &self,
+        id: &str,
+        now: Millis,
+        expires_at: Millis,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// Keeps room `id`'s computed review, `review` (its JSON text), until `expires_at`.
+    fn save_review(
+        &self,
+        id: &str,
+        review: &str,
+        expires_at: Millis,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
     /// The room as last saved, or a moment older: the cheapest read the store has (DynamoDB: an
     /// eventually consistent read, half a unit). For answers that may be a little stale, such as
     /// a short poll's 304. Stores whose reads cost nothing keep this default, [`Self::load`].
@@ -192,6 +220,23 @@ pub trait RoomStore: ChatStore + Send + Sync + 'static {
         let _ = ms;
         async { Ok(None) }
     }
+}
+
+/// A claim on a review older than this (2 minutes) is taken for dead: its computation never
+/// finished, and the next request may claim it again ([`RoomStore::claim_review`]).
+pub const REVIEW_CLAIM_STALE_MS: Millis = 120_000;
+
+/// A room's review as the store keeps it ([`RoomStore::load_review`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeptReview {
+    /// Claimed at `since` and being computed (or its computation died; see
+    /// [`REVIEW_CLAIM_STALE_MS`]).
+    Computing {
+        /// When it was claimed.
+        since: Millis,
+    },
+    /// Computed: its JSON text.
+    Done(String),
 }
 
 /// What one live watcher of a room is told of a change ([`RoomStore::announce`]).

@@ -15,6 +15,7 @@ mod push;
 mod race;
 mod rematch;
 mod replay;
+mod review;
 mod rooms;
 mod slow;
 mod web;

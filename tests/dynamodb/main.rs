@@ -92,3 +92,9 @@ async fn every_step_of_a_baduk_game_replays_as_the_spectator_saw_it_on_dynamodb(
     madang_tests::replay::check_a_baduk_game_replays_as_it_was_seen(&spawn_app_on(store).await)
         .await;
 }
+
+#[tokio::test]
+async fn a_finished_baduk_game_is_reviewed_once_and_kept_on_dynamodb() {
+    let store = Arc::new(dynalite_store("review").await);
+    madang_tests::review::check_a_finished_game_is_reviewed_once(&spawn_app_on(store).await).await;
+}

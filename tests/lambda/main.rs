@@ -104,6 +104,18 @@ async fn a_nine_line_baduk_game_against_the_bot_ends_in_an_agreed_score_through_
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_baduk_game_is_reviewed_by_the_bot_function_through_lambda() {
+    let stack = stack("l-review", StackConfig::default()).await;
+    let before = stack.bot_invocations();
+    madang_tests::review::check_a_finished_game_is_reviewed_once(&stack.app).await;
+    assert_eq!(
+        stack.bot_invocations() - before,
+        1,
+        "one claim, one invocation of the bot function with {{\"review\": true}}"
+    );
+}
+
 // The 64-client race through the Lambda binaries is `metrics::sixty_four_racing_clients_through_lambda_...`:
 // one race shows both that nothing is applied twice and the metric lines' bound under it.
 

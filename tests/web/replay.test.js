@@ -127,6 +127,16 @@ test('a finished game offers 다시 보기, and a spectator of a game in progres
   await waitStep(page, 4);
   assert.match(await page.getByTestId('replay-desc').textContent(), /승/, 'the last step says how it ended');
   await shots(page, 'replay-baduk-end');
+  // The finished game's review: a curve under the board, labelled 참고용, and its swings jump
+  // the replay to that move (no undo here: move n is step n).
+  await page.getByTestId('review-curve').waitFor({ timeout: 30000 });
+  assert.equal(await page.getByTestId('review-label').textContent(), '참고용');
+  const swings = page.getByTestId('review-swing');
+  assert.ok((await swings.count()) >= 1 && (await swings.count()) <= 3);
+  const n = Number(await swings.first().getAttribute('data-n'));
+  assert.ok(n >= 1 && n <= 3);
+  await swings.first().click();
+  await waitStep(page, n);
 
   const past = await browser.player();
   await past.goto(`${server.base}/r/${room.id}?at=99`);

@@ -23,6 +23,10 @@ export type Action = Schemas['Action'];
 export type GameSchema = Schemas['GameSchema'];
 /** An RFC 9457 problem with the stable `code`. */
 export type Problem = Schemas['Problem'];
+/** The 바둑 review of a finished game (`GET /rooms/{id}/review`, 200). */
+export type Review = Schemas['Review'];
+/** The review is being computed (202): ask again after `retryAfterSecs`. */
+export type ReviewComputing = { status: 'computing'; retryAfterSecs: number };
 /** A chat message as `GET /rooms/{id}/chat` returns it. */
 export type ChatMessage = Schemas['ChatMessage'];
 /** `POST /rooms/{id}/chat` body. */
@@ -147,6 +151,7 @@ export declare class MadangClient {
   act(roomId: string, token: string | null, action: Action, options?: ActOptions): Promise<Acted>;
   sgf(roomId: string, options?: { signal?: AbortSignal }): Promise<string>;
   replayStep(roomId: string, n: number, options?: { signal?: AbortSignal }): Promise<ReplayRoom>;
+  review(roomId: string, options?: { signal?: AbortSignal }): Promise<Review | ReviewComputing>;
   chat(
     roomId: string,
     options?: { token?: string | null; after?: number; signal?: AbortSignal },

@@ -322,6 +322,22 @@ export class MadangClient {
   }
 
   /**
+   * `GET /rooms/{id}/review`: the 바둑 review of a finished game (참고용): black's score lead after
+   * every move and the three largest swings. `{status: 'computing', retryAfterSecs}` while the
+   * server computes it (202; ask again after that many seconds). A 윷놀이 room is a `MadangError`
+   * with code `NOT_AVAILABLE`, a game not over `NOT_FINISHED`, one without a replay log
+   * `REPLAY_NOT_KEPT`.
+   */
+  async review(roomId, { signal } = {}) {
+    const response = await this.request('GET', `/rooms/${encodeURIComponent(roomId)}/review`, {
+      signal,
+      replayable: true,
+    });
+    if (!response.ok) throw await problemOf(response);
+    return response.json();
+  }
+
+  /**
    * `GET /rooms/{id}/chat?after=N`: the chat messages the caller may see (a player with their
    * token: the room's and their team's; a spectator: the room's and the gallery's), numbered above
    * `after`, oldest first. `null` when nothing is newer (304).

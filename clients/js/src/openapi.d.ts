@@ -92,7 +92,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "INVALID_SUBSCRIPTION" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "RESUME_LIMIT" | "MOVE_LIMIT" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NOT_FINISHED" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "INVALID_SUBSCRIPTION" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "RESUME_LIMIT" | "MOVE_LIMIT" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -417,7 +417,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "INVALID_SUBSCRIPTION" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "RESUME_LIMIT" | "MOVE_LIMIT" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NOT_FINISHED" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "INVALID_SUBSCRIPTION" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "RESUME_LIMIT" | "MOVE_LIMIT" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -607,7 +607,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "INVALID_SUBSCRIPTION" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "RESUME_LIMIT" | "MOVE_LIMIT" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NOT_FINISHED" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "INVALID_SUBSCRIPTION" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "RESUME_LIMIT" | "MOVE_LIMIT" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -898,7 +898,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "INVALID_SUBSCRIPTION" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "RESUME_LIMIT" | "MOVE_LIMIT" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NOT_FINISHED" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "INVALID_SUBSCRIPTION" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "RESUME_LIMIT" | "MOVE_LIMIT" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -1075,7 +1075,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "INVALID_SUBSCRIPTION" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "RESUME_LIMIT" | "MOVE_LIMIT" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NOT_FINISHED" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "INVALID_SUBSCRIPTION" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "RESUME_LIMIT" | "MOVE_LIMIT" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -1229,6 +1229,99 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
                             code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
+                        };
+                    };
+                };
+                /** @description The store is busy; retry (Retry-After) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rooms/{id}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The 바둑 review of a finished game (참고용): black's score lead after every move and the three largest swings, computed once by the computer player's engine within a bounded budget and kept
+         * @description `moves[k].scoreLead`: black's expected final margin in points after move n (komi included; negative: white leads), estimated by playouts. `swings`: at most three moves, largest |delta| first, delta the change in black's lead from the position before. The first request starts the computation (202 until it is kept). 404 NOT_AVAILABLE for a 윷놀이 room, 422 NOT_FINISHED while the game is being played (or in a lobby), 404 REPLAY_NOT_KEPT for a game started before rooms kept a replay log.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description 22 characters of URL-safe base64; anything else is 404 ROOM_NOT_FOUND */
+                    id: components["parameters"]["RoomId"];
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The review, computed once and kept */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Review"];
+                    };
+                };
+                /** @description Being computed: ask again after Retry-After seconds */
+                202: {
+                    headers: {
+                        /** @description Seconds until the client should ask again */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "computing";
+                            retryAfterSecs: number;
+                        };
+                    };
+                };
+                /** @description No such room (or nothing of the kind) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
+                        };
+                    };
+                };
+                /** @description Refused by validation, the lobby or the game's rules */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @enum {unknown} */
+                            code?: "INVALID_NAME" | "NOT_FINISHED" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "INVALID_SUBSCRIPTION" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "RESUME_LIMIT" | "MOVE_LIMIT" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -1467,7 +1560,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "INVALID_SUBSCRIPTION" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "RESUME_LIMIT" | "MOVE_LIMIT" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "INVALID_NAME" | "NOT_FINISHED" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "INVALID_SUBSCRIPTION" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "RESUME_LIMIT" | "MOVE_LIMIT" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
                         };
                     };
                 };
@@ -1949,120 +2042,18 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Something that happened while applying an action. */
-        BadukEvent: {
-            /** @constant */
-            type: "stonePlaced";
-            /** @description Who played. */
-            color: components["schemas"]["Color"];
-            /** @description Where. */
-            point: components["schemas"]["Point"];
-            /** @description The opponent stones removed. */
-            captured: components["schemas"]["Point"][];
-        } | {
-            /** @constant */
-            type: "captured";
-            /** @description The capturing side. */
-            by: components["schemas"]["Color"];
-            /** @description The stones removed. */
-            points: components["schemas"]["Point"][];
-        } | {
-            /** @constant */
-            type: "pass";
-            /** @description Who passed. */
-            color: components["schemas"]["Color"];
-        } | {
-            /** @constant */
-            type: "atari";
-            /** @description The side whose stones are in atari. */
-            color: components["schemas"]["Color"];
-            /** @description The stones in atari. */
-            stones: components["schemas"]["Point"][];
-        } | {
-            /** @constant */
-            type: "moveLimitReached";
+        /** @description A move that moved the lead. */
+        Swing: {
             /**
-             * Format: uint16
-             * @description The moves played, passes counted: the limit.
+             * Format: uint32
+             * @description The move's number.
              */
-            moves: number;
-        } | {
-            /** @constant */
-            type: "scoringStarted";
-            /** @description Suggested dead stones. */
-            dead: components["schemas"]["Point"][];
-            /** @description Suggested seki regions (representatives). */
-            seki: components["schemas"]["Point"][];
-        } | {
-            /** @constant */
-            type: "marksChanged";
-            /** @description Who changed them. */
-            by: components["schemas"]["Color"];
-            /** @description The dead stones now marked. */
-            dead: components["schemas"]["Point"][];
-            /** @description The seki regions now marked. */
-            seki: components["schemas"]["Point"][];
-        } | {
-            /** @constant */
-            type: "scoreAgreed";
-            /** @description Who agreed. */
-            color: components["schemas"]["Color"];
-        } | {
-            /** @constant */
-            type: "playResumed";
-            /** @description Who disputed. */
-            by: components["schemas"]["Color"];
-            /** @description Who moves now. */
-            turn: components["schemas"]["Color"];
-        } | {
-            /** @constant */
-            type: "undoRequested";
-            /** @description The requester. */
-            by: components["schemas"]["Color"];
+            n: number;
             /**
-             * Format: uint8
-             * @description How many moves would be taken back.
+             * Format: double
+             * @description The change in black's lead from the position before it, in points, to one decimal.
              */
-            plies: number;
-        } | {
-            /** @constant */
-            type: "undoAccepted";
-            /** @description The requester. */
-            by: components["schemas"]["Color"];
-            /**
-             * Format: uint8
-             * @description How many moves were taken back.
-             */
-            plies: number;
-        } | {
-            /** @constant */
-            type: "undoDeclined";
-            /** @description The requester. */
-            by: components["schemas"]["Color"];
-            /** @description Whether a move declined it. */
-            auto: boolean;
-        } | {
-            /** @constant */
-            type: "drawOffered";
-            /** @description Who offered. */
-            by: components["schemas"]["Color"];
-        } | {
-            /** @constant */
-            type: "drawDeclined";
-            /** @description Who had offered. */
-            by: components["schemas"]["Color"];
-            /** @description Whether a move declined it. */
-            auto: boolean;
-        } | {
-            /** @constant */
-            type: "offerCancelled";
-            /** @description Who withdrew. */
-            by: components["schemas"]["Color"];
-        } | {
-            /** @constant */
-            type: "gameEnded";
-            /** @description The result. */
-            result: components["schemas"]["BadukResult"];
+            delta: number;
         };
         /** @description Where a room is in its life. */
         Status: "lobby" | "playing" | "finished";
@@ -3383,6 +3374,147 @@ export interface components {
         };
         /** @description An event of a room action: the lobby's or the game's. */
         YutRoomEvent: components["schemas"]["LobbyEvent"] | components["schemas"]["YutEvent"];
+        /** @description Something that happened while applying an action. */
+        BadukEvent: {
+            /** @constant */
+            type: "stonePlaced";
+            /** @description Who played. */
+            color: components["schemas"]["Color"];
+            /** @description Where. */
+            point: components["schemas"]["Point"];
+            /** @description The opponent stones removed. */
+            captured: components["schemas"]["Point"][];
+        } | {
+            /** @constant */
+            type: "captured";
+            /** @description The capturing side. */
+            by: components["schemas"]["Color"];
+            /** @description The stones removed. */
+            points: components["schemas"]["Point"][];
+        } | {
+            /** @constant */
+            type: "pass";
+            /** @description Who passed. */
+            color: components["schemas"]["Color"];
+        } | {
+            /** @constant */
+            type: "atari";
+            /** @description The side whose stones are in atari. */
+            color: components["schemas"]["Color"];
+            /** @description The stones in atari. */
+            stones: components["schemas"]["Point"][];
+        } | {
+            /** @constant */
+            type: "moveLimitReached";
+            /**
+             * Format: uint16
+             * @description The moves played, passes counted: the limit.
+             */
+            moves: number;
+        } | {
+            /** @constant */
+            type: "scoringStarted";
+            /** @description Suggested dead stones. */
+            dead: components["schemas"]["Point"][];
+            /** @description Suggested seki regions (representatives). */
+            seki: components["schemas"]["Point"][];
+        } | {
+            /** @constant */
+            type: "marksChanged";
+            /** @description Who changed them. */
+            by: components["schemas"]["Color"];
+            /** @description The dead stones now marked. */
+            dead: components["schemas"]["Point"][];
+            /** @description The seki regions now marked. */
+            seki: components["schemas"]["Point"][];
+        } | {
+            /** @constant */
+            type: "scoreAgreed";
+            /** @description Who agreed. */
+            color: components["schemas"]["Color"];
+        } | {
+            /** @constant */
+            type: "playResumed";
+            /** @description Who disputed. */
+            by: components["schemas"]["Color"];
+            /** @description Who moves now. */
+            turn: components["schemas"]["Color"];
+        } | {
+            /** @constant */
+            type: "undoRequested";
+            /** @description The requester. */
+            by: components["schemas"]["Color"];
+            /**
+             * Format: uint8
+             * @description How many moves would be taken back.
+             */
+            plies: number;
+        } | {
+            /** @constant */
+            type: "undoAccepted";
+            /** @description The requester. */
+            by: components["schemas"]["Color"];
+            /**
+             * Format: uint8
+             * @description How many moves were taken back.
+             */
+            plies: number;
+        } | {
+            /** @constant */
+            type: "undoDeclined";
+            /** @description The requester. */
+            by: components["schemas"]["Color"];
+            /** @description Whether a move declined it. */
+            auto: boolean;
+        } | {
+            /** @constant */
+            type: "drawOffered";
+            /** @description Who offered. */
+            by: components["schemas"]["Color"];
+        } | {
+            /** @constant */
+            type: "drawDeclined";
+            /** @description Who had offered. */
+            by: components["schemas"]["Color"];
+            /** @description Whether a move declined it. */
+            auto: boolean;
+        } | {
+            /** @constant */
+            type: "offerCancelled";
+            /** @description Who withdrew. */
+            by: components["schemas"]["Color"];
+        } | {
+            /** @constant */
+            type: "gameEnded";
+            /** @description The result. */
+            result: components["schemas"]["BadukResult"];
+        };
+        /** @description The review of a game. */
+        Review: {
+            /** @description Always [`LABEL`] (`"참고용"`): a rough guide by a kyu-level engine. */
+            label: string;
+            /** @description Black's lead after each move, in order. */
+            moves: components["schemas"]["MoveLead"][];
+            /**
+             * @description The (at most) three largest changes between consecutive positions, largest |delta|
+             *     first (ties: the earlier move).
+             */
+            swings: components["schemas"]["Swing"][];
+        };
+        /** @description Black's lead after one move. */
+        MoveLead: {
+            /**
+             * Format: uint32
+             * @description The move's number, from 1 (passes count).
+             */
+            n: number;
+            /**
+             * Format: double
+             * @description Black's expected final margin in points after it, komi included (negative: white
+             *     leads), to one decimal.
+             */
+            scoreLead: number;
+        };
         /** @description An event of a room action: the lobby's or the game's. */
         BadukRoomEvent: components["schemas"]["LobbyEvent"] | components["schemas"]["BadukEvent"];
         /** @description `POST /rooms` body: a 윷놀이 or a 바둑 room. */

@@ -13,6 +13,7 @@
 //! - [`state`]: [`BadukState`] and its compact stored form; [`result`]: how a game ended.
 //! - [`action`], [`event`], [`error`], [`view`]: what goes in and out of the engine.
 //! - [`engine`]: [`Baduk`], the [`crate::Game`] implementation; [`sgf`]: SGF export and import.
+//! - [`review`]: the engine's score-lead curve of a finished game (`GET /rooms/{id}/review`).
 //!
 //! ```
 //! use madang_core::baduk::{Baduk, BadukAction, BadukOptions};
@@ -43,6 +44,7 @@ pub mod options;
 pub mod point;
 pub mod position;
 pub mod result;
+pub mod review;
 mod schema;
 pub mod scoring;
 pub mod sgf;

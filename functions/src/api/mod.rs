@@ -67,6 +67,7 @@ routes! {
     post "/rooms/{id}/chat/mute" => chat::mute,
     get "/rooms/{id}/sgf" => rooms::sgf,
     get "/rooms/{id}/at/{n}" => rooms::replay,
+    get "/rooms/{id}/review" => rooms::review,
     get "/games/{kind}" => games::schema,
     get "/push" => push::key,
     put "/rooms/{id}/push" => push::put,

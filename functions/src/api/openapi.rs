@@ -62,6 +62,8 @@ pub const PROBLEM_CODES: &[(u16, &[&str])] = &[
         &[
             // Requests and lobby.
             "INVALID_NAME",
+            // `GET /rooms/{id}/review` of a game still being played.
+            "NOT_FINISHED",
             "NAME_TAKEN",
             #[cfg(feature = "dev")]
             "CLOCK_OUT_OF_RANGE",
@@ -353,6 +355,9 @@ fn components() -> Map<String, Value> {
             ("BadukRoomEvent", |g| {
                 g.subschema_for::<RoomEventForm<'static, BadukEvent>>()
             }),
+            ("Review", |g| {
+                g.subschema_for::<madang_core::baduk::review::Review>()
+            }),
         ],
     );
     as_value(&mut out, close_objects);
@@ -591,6 +596,28 @@ fn operation(method: &str, path: &str) -> Option<Value> {
             "parameters": [room_id, {"name": "n", "in": "path", "required": true, "schema": {"type": "integer", "minimum": 0}, "description": "The step, 0 to replay.of"}],
             "responses": with_problems(ok("200", "The room at that step", one_of_games("YutReplay", "BadukReplay")), &[404, 503]),
         }),
+        ("get", "/rooms/{id}/review") => {
+            let mut responses = ok(
+                "200",
+                "The review, computed once and kept",
+                json!({"$ref": "#/components/schemas/Review"}),
+            );
+            responses.extend(ok(
+                "202",
+                "Being computed: ask again after Retry-After seconds",
+                json!({"type": "object", "required": ["status", "retryAfterSecs"], "properties": {
+                "status": {"const": "computing"},
+                "retryAfterSecs": {"type": "integer", "minimum": 1},
+            }, "additionalProperties": false}),
+            ));
+            responses["202"]["headers"] = json!({"Retry-After": {"description": "Seconds until the client should ask again", "schema": {"type": "integer", "minimum": 1}}});
+            json!({
+                "summary": "The 바둑 review of a finished game (참고용): black's score lead after every move and the three largest swings, computed once by the computer player's engine within a bounded budget and kept",
+                "description": "`moves[k].scoreLead`: black's expected final margin in points after move n (komi included; negative: white leads), estimated by playouts. `swings`: at most three moves, largest |delta| first, delta the change in black's lead from the position before. The first request starts the computation (202 until it is kept). 404 NOT_AVAILABLE for a 윷놀이 room, 422 NOT_FINISHED while the game is being played (or in a lobby), 404 REPLAY_NOT_KEPT for a game started before rooms kept a replay log.",
+                "parameters": [room_id],
+                "responses": with_problems(responses, &[404, 422, 503]),
+            })
+        }
         ("get", "/games/{kind}") => json!({
             "summary": "A game's option schema: every option with its allowed values and default, the constraints between options (and the head count), and the presets — to draw the room-creation screen",
             "parameters": [{"name": "kind", "in": "path", "required": true, "schema": {"type": "string"}}],

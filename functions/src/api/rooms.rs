@@ -299,6 +299,36 @@ pub async fn replay<S: RoomStore>(
     Ok(Json(live.room(&room)).into_response())
 }
 
+/// `GET /rooms/{id}/review`: the 바둑 review of a finished game (DESIGN "Replay"): 200 with the
+/// kept review, or 202 with `Retry-After` while it is computed (the first request starts it).
+pub async fn review<S: RoomStore>(
+    State(app): State<App<S>>,
+    path: Result<axum::extract::Path<String>, axum::extract::rejection::PathRejection>,
+) -> Result<Response, ApiError> {
+    let axum::extract::Path(id) = path.map_err(|_| ApiError::RoomNotFound)?;
+    let id = RoomId::parse(&id).ok_or(ApiError::RoomNotFound)?;
+    tracing::Span::current().record("room", id.digest().as_str());
+    match service::review::get(&app, id.as_str()).await? {
+        service::review::Answer::Done(body) => Ok((
+            [(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            )],
+            body,
+        )
+            .into_response()),
+        service::review::Answer::Computing => {
+            let secs = service::review::RETRY_AFTER_SECS;
+            Ok((
+                StatusCode::ACCEPTED,
+                [(header::RETRY_AFTER, HeaderValue::from(secs))],
+                Json(json!({"status": "computing", "retryAfterSecs": secs})),
+            )
+                .into_response())
+        }
+    }
+}
+
 /// The id `GET /healthz` reads: no room has it (room ids are base64url, without `#`).
 const HEALTH_ID: &str = "#healthz";
 

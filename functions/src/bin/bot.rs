@@ -1,6 +1,7 @@
 //! The bot function on AWS Lambda (`BotFunction`): makes the computer players' moves of one
 //! room, invoked asynchronously by the `api` function (or the sweeper's backstop) with
-//! `{"roomId": R}` ([`madang_functions::thinker::lambda`]).
+//! `{"roomId": R}` ([`madang_functions::thinker::lambda`]); with `{"roomId": R, "review": true}`
+//! it computes and keeps the room's 바둑 review instead (`GET /rooms/{id}/review`).
 //!
 //! It runs the local thinker's loop for that room: search the move that comes next, wait for
 //! its due time (the search overlaps the visible think time), save it through the one save
@@ -56,6 +57,17 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         async move {
             let id = RoomId::parse(&event.payload.room_id)
                 .ok_or("the event's roomId is not a room id")?;
+            if event.payload.review {
+                app.sync_clock().await?;
+                let reviewed = madang_functions::service::review::compute(
+                    &*app.store,
+                    id.as_str(),
+                    app.clock.now(),
+                )
+                .await?;
+                metrics::flush();
+                return Ok(serde_json::json!({ "reviewed": reviewed }));
+            }
             let moves = play(&app, id.as_str(), deadline).await?;
             metrics::flush();
             Ok::<_, lambda_runtime::Error>(serde_json::json!({ "moves": moves }))

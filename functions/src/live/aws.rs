@@ -241,6 +241,32 @@ impl RoomStore for LiveStore {
         self.store.peek(id, now).await
     }
 
+    async fn load_review(
+        &self,
+        id: &str,
+        now: Millis,
+    ) -> Result<Option<madang_infra::KeptReview>, StoreError> {
+        self.store.load_review(id, now).await
+    }
+
+    async fn claim_review(
+        &self,
+        id: &str,
+        now: Millis,
+        expires_at: Millis,
+    ) -> Result<bool, StoreError> {
+        self.store.claim_review(id, now, expires_at).await
+    }
+
+    async fn save_review(
+        &self,
+        id: &str,
+        review: &str,
+        expires_at: Millis,
+    ) -> Result<(), StoreError> {
+        self.store.save_review(id, review, expires_at).await
+    }
+
     #[cfg(feature = "dev")]
     async fn clock_offset(&self) -> Result<Option<Millis>, StoreError> {
         self.store.clock_offset().await

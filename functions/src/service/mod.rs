@@ -25,6 +25,7 @@ pub mod push;
 pub mod read;
 pub mod rematch;
 pub mod replay;
+pub mod review;
 pub mod save;
 pub mod seat;
 

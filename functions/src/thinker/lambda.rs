@@ -36,6 +36,9 @@ const REMEMBERED: usize = 1_024;
 pub struct BotEvent {
     /// The room's id.
     pub room_id: String,
+    /// `true`: compute the room's review ([`crate::service::review`]) instead of its moves.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub review: bool,
 }
 
 /// Invokes the bot function when a computer player's move becomes due.
@@ -104,8 +107,28 @@ impl Thinker for LambdaThinker {
             }
             let event = BotEvent {
                 room_id: id.to_owned(),
+                review: false,
             };
-            let Ok(payload) = serde_json::to_vec(&event) else {
+            self.invoke(id, &event).await;
+        })
+    }
+
+    fn review<'a>(&'a self, id: &'a str) -> Cued<'a> {
+        Box::pin(async move {
+            let event = BotEvent {
+                room_id: id.to_owned(),
+                review: true,
+            };
+            self.invoke(id, &event).await;
+        })
+    }
+}
+
+impl LambdaThinker {
+    /// Invokes the bot function asynchronously with `event`; a failure is logged only.
+    async fn invoke(&self, id: &str, event: &BotEvent) {
+        {
+            let Ok(payload) = serde_json::to_vec(event) else {
                 return;
             };
             let sent = self
@@ -124,6 +147,6 @@ impl Thinker for LambdaThinker {
                     "the bot function could not be invoked"
                 );
             }
-        })
+        }
     }
 }

@@ -45,7 +45,19 @@ pub use table::ensure_table;
 use capacity::Call;
 use item::{DUE, DUE_INDEX, ID, IndexWrite, Item, SHARDS, SaveUpdate};
 
-use crate::store::{RoomStore, StoreError, StoredRoom};
+use crate::store::{KeptReview, REVIEW_CLAIM_STALE_MS, RoomStore, StoreError, StoredRoom};
+
+/// The key prefix of a room's review item (`#review#{roomId}`), beside the room in its table.
+pub const REVIEW_PREFIX: &str = "#review#";
+/// The review item's JSON text (absent while it is being computed).
+const REVIEW_BODY: &str = "r";
+/// When the review was claimed, epoch ms.
+const REVIEW_CLAIMED: &str = "c";
+
+/// The key of room `id`'s review item.
+pub fn review_key(id: &str) -> String {
+    format!("{REVIEW_PREFIX}{id}")
+}
 
 /// How often a save retries when only its index guard failed (a `reindex` moved the entry
 /// between our load and our save). Each retry knows the entry's current time, so one is nearly
@@ -413,6 +425,103 @@ impl RoomStore for DynamoStore {
         due.sort_unstable();
         due.truncate(limit);
         Ok(due.into_iter().map(|(_, id)| id).collect())
+    }
+
+    async fn load_review(&self, id: &str, now: Millis) -> Result<Option<KeptReview>, StoreError> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .key(ID, string(&review_key(id)))
+            .consistent_read(true)
+            .set_return_consumed_capacity(self.capacity())
+            .send()
+            .await
+            .map_err(unavailable)?;
+        self.record(Call::Read, out.consumed_capacity(), 0);
+        let Some(found) = out.item else {
+            return Ok(None);
+        };
+        let expires = item::optional_number(&found, item::EXPIRES)?.unwrap_or(0);
+        if expires * 1000 <= now {
+            return Ok(None);
+        }
+        Ok(Some(match found.get(REVIEW_BODY) {
+            Some(AttributeValue::S(body)) => KeptReview::Done(body.clone()),
+            _ => KeptReview::Computing {
+                since: item::optional_number(&found, REVIEW_CLAIMED)?.unwrap_or(0),
+            },
+        }))
+    }
+
+    async fn claim_review(
+        &self,
+        id: &str,
+        now: Millis,
+        expires_at: Millis,
+    ) -> Result<bool, StoreError> {
+        // One conditional put: no item, an expired one, or a stale claim without a review.
+        let sent = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .item(ID, string(&review_key(id)))
+            .item(REVIEW_CLAIMED, item::number(now))
+            .item(item::EXPIRES, item::number(item::ttl_seconds(expires_at)))
+            .condition_expression(
+                "attribute_not_exists(#id) OR #x <= :now_s \
+                 OR (attribute_not_exists(#r) AND #c <= :stale)",
+            )
+            .expression_attribute_names("#id", ID)
+            .expression_attribute_names("#x", item::EXPIRES)
+            .expression_attribute_names("#r", REVIEW_BODY)
+            .expression_attribute_names("#c", REVIEW_CLAIMED)
+            .expression_attribute_values(":now_s", item::number(now / 1000))
+            .expression_attribute_values(
+                ":stale",
+                item::number(now.saturating_sub(REVIEW_CLAIM_STALE_MS)),
+            )
+            .set_return_consumed_capacity(self.capacity())
+            .send()
+            .await;
+        match sent {
+            Ok(out) => {
+                self.record(Call::Write, out.consumed_capacity(), 0);
+                Ok(true)
+            }
+            Err(e)
+                if matches!(
+                    e.as_service_error(),
+                    Some(PutItemError::ConditionalCheckFailedException(_))
+                ) =>
+            {
+                self.record_conditional_failure();
+                Ok(false)
+            }
+            Err(e) => Err(unavailable(e)),
+        }
+    }
+
+    async fn save_review(
+        &self,
+        id: &str,
+        review: &str,
+        expires_at: Millis,
+    ) -> Result<(), StoreError> {
+        let out = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .item(ID, string(&review_key(id)))
+            .item(REVIEW_BODY, string(review))
+            .item(REVIEW_CLAIMED, item::number(0))
+            .item(item::EXPIRES, item::number(item::ttl_seconds(expires_at)))
+            .set_return_consumed_capacity(self.capacity())
+            .send()
+            .await
+            .map_err(unavailable)?;
+        self.record(Call::Write, out.consumed_capacity(), 0);
+        Ok(())
     }
 
     async fn reindex(

@@ -75,7 +75,7 @@ use self::purge::{MIGRATE_PURGE_AFTER, PURGE_BATCH, PURGE_INDEX, purge_after};
 pub use self::purge::{PURGE_EVERY, PURGE_GRAIN_MS};
 use self::writer::Writer;
 use crate::notify::Notifier;
-use crate::store::{RoomStore, StoreError, StoredRoom};
+use crate::store::{KeptReview, REVIEW_CLAIM_STALE_MS, RoomStore, StoreError, StoredRoom};
 
 /// A [`RoomStore`] in a single SQLite file.
 #[derive(Debug)]
@@ -112,6 +112,12 @@ const SCHEMA: &str = "
         player TEXT NOT NULL,
         seen INTEGER NOT NULL,
         PRIMARY KEY (room, player)
+    ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS reviews (
+        room TEXT PRIMARY KEY,
+        body TEXT,
+        claimed_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
     ) WITHOUT ROWID;
 ";
 
@@ -489,6 +495,65 @@ impl RoomStore for EmbeddedStore {
                 Ok(Err(_)) | Err(_) => return Ok(None),
             }
         }
+    }
+
+    async fn load_review(&self, id: &str, now: Millis) -> Result<Option<KeptReview>, StoreError> {
+        let row: Option<(Option<String>, i64)> = self
+            .conn()
+            .query_row(
+                "SELECT body, claimed_at FROM reviews WHERE room = ?1 AND expires_at > ?2",
+                params![id, int(now)],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(unavailable)?;
+        Ok(row.map(|(body, since)| match body {
+            Some(body) => KeptReview::Done(body),
+            None => KeptReview::Computing { since: uint(since) },
+        }))
+    }
+
+    async fn claim_review(
+        &self,
+        id: &str,
+        now: Millis,
+        expires_at: Millis,
+    ) -> Result<bool, StoreError> {
+        // One conditional statement: a new row, or a row that expired, or a stale claim.
+        let changed = self
+            .conn()
+            .execute(
+                "INSERT INTO reviews (room, body, claimed_at, expires_at) VALUES (?1, NULL, ?2, ?3)
+                 ON CONFLICT (room) DO UPDATE SET body = NULL, claimed_at = excluded.claimed_at,
+                     expires_at = excluded.expires_at
+                 WHERE reviews.expires_at <= ?2
+                    OR (reviews.body IS NULL AND reviews.claimed_at <= ?4)",
+                params![
+                    id,
+                    int(now),
+                    int(expires_at),
+                    int(now.saturating_sub(REVIEW_CLAIM_STALE_MS))
+                ],
+            )
+            .map_err(unavailable)?;
+        Ok(changed == 1)
+    }
+
+    async fn save_review(
+        &self,
+        id: &str,
+        review: &str,
+        expires_at: Millis,
+    ) -> Result<(), StoreError> {
+        self.conn()
+            .execute(
+                "INSERT INTO reviews (room, body, claimed_at, expires_at) VALUES (?1, ?2, 0, ?3)
+                 ON CONFLICT (room) DO UPDATE SET body = excluded.body,
+                     expires_at = excluded.expires_at",
+                params![id, review, int(expires_at)],
+            )
+            .map_err(unavailable)?;
+        Ok(())
     }
 
     async fn touch(&self, id: &str, player: &str, now: Millis) -> Result<(), StoreError> {

@@ -51,6 +51,8 @@ impl Shared {
             })
             .map_err(unavailable)?;
         for id in &ids {
+            tx.execute("DELETE FROM reviews WHERE room = ?1", params![id])
+                .map_err(unavailable)?;
             tx.execute("DELETE FROM presence WHERE room = ?1", params![id])
                 .map_err(unavailable)?;
             chat::purge_room(&tx, id)?;

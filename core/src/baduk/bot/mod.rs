@@ -235,6 +235,34 @@ fn prepare(state: &BadukState, to_move: Color) -> (FastBoard, Eval) {
     (fb, eval)
 }
 
+/// Black's expected final margin in points (komi and compensation included) from `position`
+/// with `to_move` to play, estimated by a search of `playouts` playouts seeded with `seed`: what
+/// the review ([`super::review`]) draws its curve from.
+pub(crate) fn black_lead(
+    position: &super::Position,
+    to_move: Color,
+    options: &super::BadukOptions,
+    playouts: u32,
+    seed: u64,
+) -> f64 {
+    let board = position.board();
+    let captures = position.captures();
+    let placed = [
+        board.count(Color::Black) as u32 + captures.white,
+        board.count(Color::White) as u32 + captures.black,
+    ];
+    let ko = position.history().ko().map(|k| k.point);
+    let fb = FastBoard::from_board(board, to_move, ko, placed);
+    let eval = Eval {
+        territory: options.scoring == ScoringMethod::Territory,
+        komi_halves: options.komi_halves(),
+        comp: options.handicap_comp() as i32,
+    };
+    let mut search = Search::new(fb, eval, Params::default(), seed, None);
+    search.run(playouts);
+    search.mean_black_lead()
+}
+
 /// The bot's move for the side to move (`state.turn()`) at `level`, drawing one seed from `rng`.
 ///
 /// It passes when the opponent has just passed, a fifth of the board's points have been

@@ -204,6 +204,8 @@ pub(crate) struct Search {
     /// Ownership sums, + black, − white, by padded index.
     own: Vec<f32>,
     playouts: u32,
+    /// Sum of black's lead in half points over the playouts run.
+    lead_sum: i64,
     amaf: Vec<u8>,
     seq: Vec<(u16, u8)>,
     path: Vec<usize>,
@@ -239,6 +241,7 @@ impl Search {
             allowed,
             own: vec![0.0; n],
             playouts: 0,
+            lead_sum: 0,
             amaf: vec![0; n],
             seq: Vec::new(),
             path: Vec::new(),
@@ -256,6 +259,12 @@ impl Search {
     pub fn ownership(&self) -> Vec<f32> {
         let k = 1.0 / self.playouts.max(1) as f32;
         self.own.iter().map(|o| o * k).collect()
+    }
+
+    /// Black's mean lead in points over the playouts run so far (komi and compensation
+    /// included), 0 before any.
+    pub fn mean_black_lead(&self) -> f64 {
+        self.lead_sum as f64 / 2.0 / f64::from(self.playouts.max(1))
     }
 
     /// The root's children, most visited first (ties: higher value, then lower index).
@@ -323,6 +332,7 @@ impl Search {
             _ => 0.5,
         };
         self.playouts += 1;
+        self.lead_sum += i64::from(lead);
         for y in 0..b.size {
             for x in 0..b.size {
                 let p = b.pad(x, y);
