@@ -60,7 +60,6 @@ pub const QUIET: &[&str] = &[
     "aws_config",
     "aws_sdk_dynamodb",
     "aws_sdk_apigatewaymanagement",
-    "aws_sdk_lambda",
     "rustls",
     "tower",
     "axum",

@@ -74,7 +74,7 @@ const SWEEPER_TIMEOUT: Duration = Duration::from_secs(50);
 /// The bot function's timeout in `template.yaml`.
 const BOT_TIMEOUT: Duration = Duration::from_secs(60);
 /// The bot function's name, as the other functions are told it (`MADANG_BOT_FUNCTION`).
-const BOT_FUNCTION: &str = "madang-bot";
+pub const BOT_FUNCTION: &str = "madang-bot";
 /// How long an environment may take from spawn to its first `next` before the stack gives up.
 const INIT_WITHIN: Duration = Duration::from_secs(30);
 
@@ -776,6 +776,14 @@ async fn serve_invoke_api(bot: Arc<Function>, accepted: Arc<AtomicU64>) -> Strin
         headers: HeaderMap,
         body: Bytes,
     ) -> Response {
+        if let Err(why) = check_signature(&name, &headers, &body) {
+            return (
+                StatusCode::FORBIDDEN,
+                [("x-amzn-errortype", "InvalidSignatureException")],
+                json!({ "message": why }).to_string(),
+            )
+                .into_response();
+        }
         let event_type = headers
             .get("x-amz-invocation-type")
             .and_then(|v| v.to_str().ok());
@@ -808,6 +816,91 @@ async fn serve_invoke_api(bot: Arc<Function>, accepted: Arc<AtomicU64>) -> Strin
         .with_state((bot, accepted));
     tokio::spawn(async move { axum::serve(listener, routes).await.unwrap() });
     format!("http://{addr}")
+}
+
+/// Checks an `Invoke` request's SigV4 signature as Lambda does: signed for `lambda` in
+/// `us-east-1` with the credentials every function is given, over the request as it arrived
+/// (its host, path, the headers it names as signed, and its body), at the time it says.
+pub fn check_signature(name: &str, headers: &HeaderMap, body: &[u8]) -> Result<(), String> {
+    use aws_sigv4::http_request::{SignableBody, SignableRequest, SigningSettings, sign};
+    let header = |n: &str| {
+        headers
+            .get(n)
+            .and_then(|v| v.to_str().ok())
+            .ok_or_else(|| format!("no {n} header"))
+    };
+    let authorization = header("authorization")?;
+    let field = |key: &str| {
+        authorization
+            .split([' ', ','])
+            .find_map(|part| part.strip_prefix(key))
+            .ok_or_else(|| format!("no {key} in the authorization header"))
+    };
+    let credential = field("Credential=")?;
+    let signed = field("SignedHeaders=")?;
+    let signature = field("Signature=")?;
+    let amz_date = header("x-amz-date")?;
+    let scope_wanted = format!("test/{}/{REGION}/lambda/aws4_request", &amz_date[..8]);
+    if credential != scope_wanted {
+        return Err(format!("credential scope {credential}, not {scope_wanted}"));
+    }
+    let time = amz_date_time(amz_date).ok_or("x-amz-date is not a time")?;
+    let names: Vec<&str> = signed.split(';').collect();
+    for required in ["host", "x-amz-date", "x-amz-invocation-type"] {
+        if !names.contains(&required) {
+            return Err(format!("{required} is not signed"));
+        }
+    }
+    let values = names
+        .iter()
+        .map(|n| header(n).map(|v| (*n, v)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let identity = aws_credential_types::Credentials::new(
+        "test",
+        "test",
+        Some("test".into()),
+        None,
+        "emulator",
+    )
+    .into();
+    let params = aws_sigv4::sign::v4::SigningParams::builder()
+        .identity(&identity)
+        .region(REGION)
+        .name("lambda")
+        .time(time)
+        .settings(SigningSettings::default())
+        .build()
+        .map_err(|e| e.to_string())?
+        .into();
+    let url = format!(
+        "http://{}/2015-03-31/functions/{name}/invocations",
+        header("host")?
+    );
+    let request = SignableRequest::new("POST", &url, values.into_iter(), SignableBody::Bytes(body))
+        .map_err(|e| e.to_string())?;
+    let (_, expected) = sign(request, &params)
+        .map_err(|e| e.to_string())?
+        .into_parts();
+    if expected != signature {
+        return Err("the signature does not match the request".to_owned());
+    }
+    Ok(())
+}
+
+/// `20261206T013000Z` as a time.
+pub fn amz_date_time(text: &str) -> Option<SystemTime> {
+    let digits = |r: std::ops::Range<usize>| text.get(r)?.parse::<i64>().ok();
+    let (y, m, d) = (digits(0..4)?, digits(4..6)?, digits(6..8)?);
+    let (hh, mm, ss) = (digits(9..11)?, digits(11..13)?, digits(13..15)?);
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let (y, m) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * m + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = u64::try_from(days * 86_400 + hh * 3_600 + mm * 60 + ss).ok()?;
+    Some(UNIX_EPOCH + Duration::from_secs(secs))
 }
 
 /// The front door: one HTTP request → one payload 2.0 event → the function's answer as HTTP.

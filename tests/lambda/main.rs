@@ -585,3 +585,40 @@ fn event_times_are_formatted_as_api_gateway_and_eventbridge_write_them() {
     assert_eq!(clf_time(1_795_994_524), "29/Nov/2026:23:22:04 +0000");
     assert_eq!(iso8601(951_782_400), "2000-02-29T00:00:00Z");
 }
+
+/// The emulator's `Invoke` endpoint refuses what Lambda would refuse: the bot function's
+/// signature is checked, not assumed (the bot games above prove a real invocation passes).
+mod invoke_signature {
+    use std::time::{Duration, UNIX_EPOCH};
+
+    use axum::http::{HeaderMap, HeaderValue};
+    use madang_tests::lambda::{BOT_FUNCTION, amz_date_time, check_signature};
+
+    #[test]
+    fn amz_dates_are_read_as_utc() {
+        assert_eq!(amz_date_time("19700101T000000Z"), Some(UNIX_EPOCH));
+        assert_eq!(
+            amz_date_time("20261206T013000Z"),
+            Some(UNIX_EPOCH + Duration::from_secs(1_796_520_600))
+        );
+        assert_eq!(amz_date_time("2026-12-06"), None);
+    }
+
+    #[test]
+    fn an_unsigned_or_tampered_invoke_is_refused() {
+        let mut headers = HeaderMap::new();
+        headers.insert("host", HeaderValue::from_static("127.0.0.1:9"));
+        headers.insert("x-amz-invocation-type", HeaderValue::from_static("Event"));
+        assert!(check_signature(BOT_FUNCTION, &headers, b"{}").is_err());
+        headers.insert("x-amz-date", HeaderValue::from_static("20261206T013000Z"));
+        headers.insert(
+            "authorization",
+            HeaderValue::from_static(
+                "AWS4-HMAC-SHA256 Credential=test/20261206/us-east-1/lambda/aws4_request, \
+                 SignedHeaders=host;x-amz-date;x-amz-invocation-type, Signature=00",
+            ),
+        );
+        let refused = check_signature(BOT_FUNCTION, &headers, b"{}").unwrap_err();
+        assert!(refused.contains("does not match"), "{refused}");
+    }
+}

@@ -13,9 +13,11 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
 
-use aws_sdk_lambda::primitives::Blob;
-use aws_sdk_lambda::types::InvocationType;
+use aws_credential_types::provider::{ProvideCredentials, SharedCredentialsProvider};
+use aws_sigv4::http_request::{SignableBody, SignableRequest, SigningSettings, sign};
+use aws_sigv4::sign::v4;
 use madang_core::Millis;
 
 use super::{Cue, Cued, Thinker};
@@ -44,26 +46,16 @@ pub struct BotEvent {
 /// Invokes the bot function when a computer player's move becomes due.
 #[derive(Debug)]
 pub struct LambdaThinker {
-    client: aws_sdk_lambda::Client,
-    function: String,
+    invoker: Invoker,
     clock: Arc<Clock>,
     /// When each room's backstop invocation was last sent from this environment.
     backstops: Mutex<HashMap<String, Millis>>,
 }
 
 impl LambdaThinker {
-    /// A thinker invoking `function` through `client`.
-    pub fn new(client: aws_sdk_lambda::Client, function: String, clock: Arc<Clock>) -> Self {
-        LambdaThinker {
-            client,
-            function,
-            clock,
-            backstops: Mutex::default(),
-        }
-    }
-
     /// The bot function `MADANG_BOT_FUNCTION` names, invoked with the SDK's configuration from
-    /// the environment (`AWS_ENDPOINT_URL_LAMBDA` points it at an emulator); `None` if unset.
+    /// the environment (credentials and region; `AWS_ENDPOINT_URL_LAMBDA`, or
+    /// `AWS_ENDPOINT_URL`, points it at an emulator); `None` if unset.
     pub async fn from_env(clock: Arc<Clock>) -> Option<Self> {
         let function = std::env::var(FUNCTION_VAR).ok()?;
         let function = function.trim();
@@ -71,8 +63,38 @@ impl LambdaThinker {
             return None;
         }
         let config = madang_infra::dynamo::sdk_config().load().await;
-        let client = aws_sdk_lambda::Client::new(&config);
-        Some(LambdaThinker::new(client, function.to_owned(), clock))
+        let region = config.region().map_or_else(
+            || {
+                tracing::warn!(
+                    "no AWS region configured; the bot function is invoked in us-east-1"
+                );
+                "us-east-1".to_owned()
+            },
+            |r| r.as_ref().to_owned(),
+        );
+        let endpoint = std::env::var("AWS_ENDPOINT_URL_LAMBDA")
+            .ok()
+            .filter(|e| !e.trim().is_empty())
+            .or_else(|| config.endpoint_url().map(str::to_owned))
+            .unwrap_or_else(|| format!("https://lambda.{region}.amazonaws.com"));
+        let Some(credentials) = config.credentials_provider() else {
+            tracing::warn!(
+                "no AWS credentials configured; computer players are left to the sweeper"
+            );
+            return None;
+        };
+        let invoker = match Invoker::new(&endpoint, function, region, credentials) {
+            Ok(invoker) => invoker,
+            Err(e) => {
+                tracing::warn!(error = %crate::error::chain(&*e), "the bot function's client could not be built");
+                return None;
+            }
+        };
+        Some(LambdaThinker {
+            invoker,
+            clock,
+            backstops: Mutex::default(),
+        })
     }
 
     /// Whether a reader's (or the sweeper's) cue should invoke again: only for a move long
@@ -125,28 +147,143 @@ impl Thinker for LambdaThinker {
 }
 
 impl LambdaThinker {
-    /// Invokes the bot function asynchronously with `event`; a failure is logged only.
+    /// Invokes the bot function asynchronously with `event`; a failure is logged only: the
+    /// request itself succeeded, and the sweeper's backstop makes the move.
     async fn invoke(&self, id: &str, event: &BotEvent) {
-        {
-            let Ok(payload) = serde_json::to_vec(event) else {
-                return;
-            };
-            let sent = self
-                .client
-                .invoke()
-                .function_name(&self.function)
-                .invocation_type(InvocationType::Event)
-                .payload(Blob::new(payload))
-                .send()
-                .await;
-            if let Err(e) = sent {
-                // The request itself succeeded; the sweeper's backstop makes the move.
-                tracing::warn!(
-                    room = %crate::api::ids::digest_of(id),
-                    error = %crate::error::chain(&e),
-                    "the bot function could not be invoked"
-                );
+        let Ok(payload) = serde_json::to_vec(event) else {
+            return;
+        };
+        if let Err(e) = self.invoker.invoke_event(payload).await {
+            tracing::warn!(
+                room = %crate::api::ids::digest_of(id),
+                error = %crate::error::chain(&*e),
+                "the bot function could not be invoked"
+            );
+        }
+    }
+}
+
+/// Lambda's `Invoke` with `InvocationType: Event`, as one SigV4-signed POST
+/// (`/2015-03-31/functions/{name}/invocations`, answered `202 Accepted` once Lambda has queued
+/// the event). It is the only Lambda call Madang makes: the SDK crate for it was a fifth of a
+/// release build's time.
+#[derive(Debug)]
+struct Invoker {
+    http: reqwest::Client,
+    /// The invocation URL of the function.
+    url: String,
+    region: String,
+    credentials: SharedCredentialsProvider,
+}
+
+/// How long one invocation may take, connection included: an `Event` invocation only queues.
+const INVOKE_TIMEOUT: Duration = Duration::from_secs(3);
+
+type InvokeError = Box<dyn std::error::Error + Send + Sync>;
+
+impl Invoker {
+    fn new(
+        endpoint: &str,
+        function: &str,
+        region: String,
+        credentials: SharedCredentialsProvider,
+    ) -> Result<Self, InvokeError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(2))
+            .timeout(INVOKE_TIMEOUT)
+            .build()?;
+        Ok(Invoker {
+            http,
+            url: invocation_url(endpoint, function),
+            region,
+            credentials,
+        })
+    }
+
+    /// Queues one asynchronous invocation with `payload`; tried twice when the first attempt
+    /// fails in transit or is answered 429 or 5xx (Lambda's own throttling and faults). A
+    /// duplicate invocation is harmless: the bot function finds the move made, or makes it once.
+    async fn invoke_event(&self, payload: Vec<u8>) -> Result<(), InvokeError> {
+        let mut last = None;
+        for attempt in 0..2 {
+            if attempt > 0 {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            match self.attempt(&payload).await {
+                Ok(status) if status.is_success() => return Ok(()),
+                Ok(status) if status.as_u16() == 429 || status.is_server_error() => {
+                    last = Some(format!("Lambda answered {status}").into());
+                }
+                Ok(status) => return Err(format!("Lambda answered {status}").into()),
+                Err(e) => last = Some(e),
             }
         }
+        Err(last.unwrap_or_else(|| "no attempt was made".into()))
+    }
+
+    async fn attempt(&self, payload: &[u8]) -> Result<reqwest::StatusCode, InvokeError> {
+        let identity = self.credentials.provide_credentials().await?.into();
+        let params = v4::SigningParams::builder()
+            .identity(&identity)
+            .region(&self.region)
+            .name("lambda")
+            .time(SystemTime::now())
+            .settings(SigningSettings::default())
+            .build()?
+            .into();
+        let headers = [
+            ("content-type", "application/json"),
+            ("x-amz-invocation-type", "Event"),
+        ];
+        let signable = SignableRequest::new(
+            "POST",
+            &self.url,
+            headers.iter().copied(),
+            SignableBody::Bytes(payload),
+        )?;
+        let (signing, _signature) = sign(signable, &params)?.into_parts();
+        let mut request = self.http.post(&self.url).body(payload.to_vec());
+        for (name, value) in headers.into_iter().chain(signing.headers()) {
+            request = request.header(name, value);
+        }
+        Ok(request.send().await?.status())
+    }
+}
+
+/// The invocation URL of `function` (a name, or an ARN whose colons are percent-encoded as the
+/// SDK encodes its path label) at `endpoint`.
+fn invocation_url(endpoint: &str, function: &str) -> String {
+    let mut name = String::with_capacity(function.len());
+    for b in function.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            name.push(char::from(b));
+        } else {
+            name.push_str(&format!("%{b:02X}"));
+        }
+    }
+    format!(
+        "{}/2015-03-31/functions/{name}/invocations",
+        endpoint.trim_end_matches('/')
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_function_name_is_the_path_as_is_and_an_arn_is_percent_encoded() {
+        assert_eq!(
+            invocation_url("http://127.0.0.1:9001/", "madang-BotFunction-1"),
+            "http://127.0.0.1:9001/2015-03-31/functions/madang-BotFunction-1/invocations"
+        );
+        assert_eq!(
+            invocation_url(
+                "https://lambda.ap-northeast-2.amazonaws.com",
+                "arn:aws:lambda:ap-northeast-2:123456789012:function:bot"
+            ),
+            "https://lambda.ap-northeast-2.amazonaws.com/2015-03-31/functions/\
+             arn%3Aaws%3Alambda%3Aap-northeast-2%3A123456789012%3Afunction%3Abot/invocations"
+        );
     }
 }
