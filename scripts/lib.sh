@@ -33,8 +33,8 @@ done
 export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_REGION=us-east-1
 export AWS_DEFAULT_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true
 
-# A step's banner.
-step() { echo "== $*"; }
+# A heading for the next phase, with the seconds since the script started (where the time goes).
+step() { echo "== [${SECONDS}s] $*"; }
 
 # moto, cfn-lint and schemathesis in a venv; dynalite with npm. Each only when its pins changed
 # since the last run (a stamp file records them).

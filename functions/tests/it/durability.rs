@@ -449,9 +449,11 @@ async fn kill_9_under_load_loses_nothing_answered_and_applies_nothing_twice() {
     let mut rng = Rng(seed);
     let data = std::env::temp_dir().join(format!("madang-crash-loop-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&data);
-    // Idle pooled connections go long before the server's idle timeout closes them.
+    // Idle pooled connections go long before the server's idle timeout closes them. Every
+    // request is bounded: a server that stops answering fails the test instead of hanging it.
     let http = reqwest::Client::builder()
         .pool_idle_timeout(Duration::from_secs(4))
+        .timeout(Duration::from_secs(30))
         .build()
         .unwrap();
     let mut games: Vec<Game> = vec![Game::default(); CLIENTS];
