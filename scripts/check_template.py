@@ -371,6 +371,8 @@ def check(t):
     connection = rust_str(LIVE_REGISTRY_RS, "CONN_PREFIX") + "*"
     client = rust_str(LIVE_REGISTRY_RS, "CLIENT_PREFIX") + "*"
     review = rust_str(DYNAMO_RS, "REVIEW_PREFIX") + "*"
+    # The Web Push key's item (`#vapid`): put once, if absent, by the first function needing it.
+    vapid = rust_str(DYNAMO_RS, "VAPID_KEY_ID")
 
     def keys(*patterns):
         return tuple(sorted(patterns))
@@ -380,6 +382,7 @@ def check(t):
     # from the room's registry and delete its item; only the API creates rooms and keeps chat.
     room_writer = {
         (table_arn, None): {"dynamodb:GetItem"},
+        (table_arn, keys(vapid)): {"dynamodb:PutItem"},
         (table_arn, keys(room_key, registry, client)): {"dynamodb:UpdateItem"},
         (table_arn, keys(connection)): {"dynamodb:DeleteItem"},
         (LIVE_POSTS, None): MANAGE_CONNECTIONS,
@@ -395,7 +398,8 @@ def check(t):
                                      (table_arn, keys(review)): {"dynamodb:PutItem"},
                                      (chat_arn, keys(room_key)): API_CHAT_ACTIONS,
                                      (bot_arn, None): INVOKE_BOT},
-           f"ApiFunction must be granted exactly GetItem on the table, PutItem on room keys ({room_key}), "
+           f"ApiFunction must be granted exactly GetItem on the table, PutItem on room keys ({room_key}) "
+           f"and on {vapid}, "
            f"UpdateItem on room, {registry} and {client} keys, DeleteItem on {connection} keys, "
            f"PutItem on {review} keys (the review's claim), "
            f"{sorted(API_CHAT_ACTIONS)} on the chat table's room keys, posts to live connections and "
@@ -403,12 +407,13 @@ def check(t):
     expect(grants("SweeperFunction") == {**room_writer, (index_arn, None): SWEEPER_INDEX_ACTIONS,
                                          (bot_arn, None): INVOKE_BOT},
            f"SweeperFunction must be granted exactly Query on the {index} index, GetItem on the table, "
+           f"PutItem on {vapid}, "
            f"UpdateItem on room and {registry} keys, DeleteItem on {connection} keys, and invoking "
            f"BotFunction")
     # The bot function saves rooms like the sweeper, keeps the reviews it computes, and invokes
     # nothing.
     expect(grants("BotFunction") == {**room_writer, (table_arn, keys(review)): {"dynamodb:PutItem"}},
-           f"BotFunction must be granted exactly GetItem on the table, UpdateItem on room and "
+           f"BotFunction must be granted exactly GetItem on the table, PutItem on {vapid}, UpdateItem on room and "
            f"{registry} keys, DeleteItem on {connection} keys, PutItem on {review} keys (and posts "
            f"to live connections)")
     live_grants = grants("LiveFunction")

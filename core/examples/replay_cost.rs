@@ -7,6 +7,78 @@
 //! - Replaying: the first step asked for in a fresh process (a full replay up to it), and
 //!   stepping through the whole game one step after another, and backwards, with the
 //!   checkpoints the replay keeps (what the server does for a room it has seen).
+//! - The room item's size over a whole game, after every step: a 250-move 19×19 game and the
+//!   four-player 윷놀이 game, with the log in the room (stored format 7) and as it would be
+//!   with the log's older bytes flushed to items of their own (`split`: a projection, not
+//!   built), and the write units their saves would bill.
+
+/// The DynamoDB item around the stored room, by DynamoDB's size rules (docs/cost.md): `id` (22
+/// characters), `v`, `x`, `w` (the write stamp), `d` and `s` (the due index) and `p` (presence,
+/// a 13-digit time per seat) with their names, and the name of `b`. An estimate: with it the
+/// 250-move game here passes 1 KB at move 210, where `tests/dynamodb/cost.rs` measured its own
+/// 250-move game's real item passing it near move 205.
+fn item_overhead(seats: usize) -> usize {
+    let id = 2 + 22;
+    let v = 1 + 3;
+    let x = 1 + 6;
+    let w = 1 + 11;
+    let due = (1 + 8) + (1 + 1);
+    let presence = 1 + 3 + seats * (2 + 1 + 8);
+    id + v + x + w + due + presence + 1
+}
+
+/// Write units of one whole-item write (1 KB each, started).
+fn units(bytes: usize) -> usize {
+    bytes.div_ceil(1024)
+}
+
+/// The log's bytes kept in the room when its older bytes are flushed: once the room's part
+/// reaches `flush_at` bytes, its oldest `chunk` bytes go to an item of their own (one more
+/// write of one unit); each flushed chunk leaves a reference in the room (its step count and
+/// a 64-bit digest: about 11 bytes).
+#[derive(Clone, Copy)]
+struct Split {
+    flush_at: usize,
+    chunk: usize,
+}
+
+const CHUNK_REF_BYTES: usize = 11;
+
+/// Plays the room's saves one step at a time (`sizes`: the stored room's bytes and the log's
+/// bytes after each step) and prints the item's size and the saves' write units, today and
+/// with `split`.
+fn split(name: &str, seats: usize, sizes: &[(usize, usize)], split: Split) {
+    let over = item_overhead(seats);
+    let (mut today_units, mut today_max, mut crossed) = (0, 0, None);
+    let (mut split_units, mut split_max, mut flushes, mut flushed) = (0, 0, 0, 0);
+    for (step, &(body, log)) in sizes.iter().enumerate() {
+        let item = over + body;
+        today_units += units(item);
+        today_max = today_max.max(item);
+        if crossed.is_none() && item > 1024 {
+            crossed = Some(step + 1);
+        }
+        // The room's part of the log, flushed when it reaches `flush_at`.
+        let mut tail = log - flushed;
+        while tail >= split.flush_at {
+            flushed += split.chunk;
+            flushes += 1;
+            tail -= split.chunk;
+            split_units += units(split.chunk + 40);
+        }
+        let kept = over + body - (log - tail) + CHUNK_REF_BYTES * flushes;
+        split_units += units(kept);
+        split_max = split_max.max(kept);
+    }
+    let steps = sizes.len();
+    println!(
+        "{name}: {steps} saves; log in the room (format 7): the item reaches {today_max} bytes (past 1 KB at step {}), the saves bill {today_units} write units; \
+         flushing {} bytes when the room holds {}: the item reaches {split_max} bytes, {flushes} chunk writes, {split_units} write units in all",
+        crossed.map_or("never".to_owned(), |s| s.to_string()),
+        split.chunk,
+        split.flush_at,
+    );
+}
 
 use std::time::Instant;
 
@@ -70,7 +142,16 @@ where
     );
 }
 
-fn baduk_game(moves: usize) -> Room<Baduk> {
+/// The stored room's bytes and its log's, now.
+fn sizes_now<G: Game>(room: &Room<G>) -> (usize, usize)
+where
+    Room<G>: Into<AnyRoom>,
+{
+    let log = room.game_log().map_or(0, |l| l.byte_len());
+    (room.clone().into().encode().len(), log)
+}
+
+fn baduk_game(moves: usize, sizes: &mut Vec<(usize, usize)>) -> Room<Baduk> {
     // Game time long enough for 722 moves at up to 20 s each (the moves only need to be legal).
     let options: BadukOptions = serde_json::from_value(serde_json::json!({
         "boardSize": 19,
@@ -105,12 +186,13 @@ fn baduk_game(moves: usize) -> Room<Baduk> {
         if room.act(&who, RoomAction::Game(action), at).is_ok() {
             played += 1;
             now = at;
+            sizes.push(sizes_now(&room));
         }
     }
     room
 }
 
-fn yut_game() -> Room<Yut> {
+fn yut_game(sizes: &mut Vec<(usize, usize)>) -> Room<Yut> {
     let (mut room, host) = Room::<Yut>::create(
         "WXV0bm9yaS1Zb3VuZ2hlZTAx".into(),
         "방장".into(),
@@ -141,11 +223,21 @@ fn yut_game() -> Room<Yut> {
         let action = Yut::bot_action(state, &who, 1, &mut dice).unwrap();
         now += 1_000 + u64::from(dice.below(5_000));
         room.act(&who, RoomAction::Game(action), now).unwrap();
+        sizes.push(sizes_now(&room));
     }
     room
 }
 
 fn main() {
-    measure("바둑 19줄", &baduk_game(722));
-    measure("윷놀이 4인", &yut_game());
+    measure("바둑 19줄", &baduk_game(722, &mut Vec::new()));
+    let mut yut = Vec::new();
+    measure("윷놀이 4인", &yut_game(&mut yut));
+    let mut baduk = Vec::new();
+    baduk_game(250, &mut baduk);
+    // The room keeping less than 384, then 256 bytes of the log.
+    for (flush_at, chunk) in [(384, 256), (256, 192)] {
+        let policy = Split { flush_at, chunk };
+        split("item, 바둑 19줄 of 250 moves", 2, &baduk, policy);
+        split("item, 윷놀이 4인", 4, &yut, policy);
+    }
 }

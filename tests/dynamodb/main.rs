@@ -8,12 +8,14 @@
 //!   suite (`api`) uses (`madang_tests::games`, `madang_tests::race`);
 //! - [`chat`]: table talk on DynamoDB, with the shared chat drivers and the chat's units;
 //! - [`sweeper_race`]: the sweeper racing a player, 1,000 times;
+//! - [`push_key`]: the Web Push key kept in the table, one for racing cold starts;
 //! - [`cost`]: item sizes and consumed units per action over whole games, printed and asserted
 //!   (the figures of `docs/cost.md`).
 
 mod chat;
 mod cost;
 mod exactly_once;
+mod push_key;
 mod sdk_retry;
 mod slow;
 mod sweeper_race;

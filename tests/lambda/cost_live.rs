@@ -138,9 +138,6 @@ const MEMORIES_MB: [f64; 3] = [128.0, 256.0, 512.0];
 /// throttles on the account's metrics, one alarm each for every function; DynamoDB's failures
 /// that reached a player on the functions' `StoreUnavailable`, every table in one).
 const ALARMS: usize = 8;
-/// A Secrets Manager secret a month (the template's `VapidKeySecret` while `WebPush` is On, its
-/// default); Secrets Manager has a first-month trial, no always-free allowance.
-const P_SECRET_MONTH: f64 = 0.40;
 const ALARM_METRICS: usize = 9;
 /// Sweeps a month, and what an empty one costs DynamoDB: 8 shard queries of the due index, at
 /// DynamoDB's minimum of half a unit (dynalite bills an empty query nothing).
@@ -1653,7 +1650,7 @@ fn month_rows(month: &Month) -> String {
     let (metrics_f, logs_f, alarms_f, dash_f) = watching_month(month, true);
     let watch_l = metrics_l + logs_l + alarms_l + dash_l;
     let watch_f = metrics_f + logs_f + alarms_f + dash_f;
-    let rows: [(&str, [f64; 4]); 8] = [
+    let rows: [(&str, [f64; 4]); 7] = [
         (
             "DynamoDB (requests; FreeTier: 25 read + 25 write units provisioned; storage)",
             [
@@ -1684,10 +1681,6 @@ fn month_rows(month: &Month) -> String {
         (
             "WebSocket messages and connection-minutes",
             [ws, ws, ws, ws],
-        ),
-        (
-            "Secrets Manager (`VapidKeySecret`, the Web Push key; `WebPush` On, the default)",
-            [P_SECRET_MONTH; 4],
         ),
         (
             "watching: custom metrics",

@@ -918,7 +918,10 @@ async fn every_log_line_of_an_invocation_carries_its_request_id() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pushes_that_fail_or_hang_are_counted_push_failures_and_watched_by_no_alarm() {
     let mut config = config(1, false);
+    // The template's MADANG_PUSH=on with an operator's own key: the key wins, the table is not
+    // read for one.
     config.env.extend([
+        ("MADANG_PUSH".to_owned(), "on".to_owned()),
         (
             "MADANG_VAPID_PRIVATE_KEY".to_owned(),
             "Vq3kTz8yPw2LmN4bX7cR1sD9fG5hJ6aE0uI2oY8tK3nB7vC4xZ1qW9eR5tY2uI6o".to_owned(),

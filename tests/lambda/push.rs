@@ -1,6 +1,7 @@
 //! Web Push through the real `api` and `sweeper` binaries under the Lambda emulator, configured
-//! as the template configures them (`MADANG_VAPID_PRIVATE_KEY` a generated 64-character secret,
-//! whose SHA-256 is the key), pushing to the loopback push service of
+//! as the template configures them (`MADANG_PUSH=on` and no key: the functions generate it into
+//! the table on first need and agree on it, so the key `GET /push` serves is the one the
+//! sweeper and the bot function sign with), pushing to the loopback push service of
 //! `madang_tests::push_service`: `yourTurn` from the API function, `timeLow` and `gameOver` from
 //! scheduled runs of the sweeper, and `yourTurn` from the bot function after a computer player's
 //! move.
@@ -17,10 +18,7 @@ use crate::stack;
 async fn a_slow_game_pushes_through_lambda_your_turn_from_the_api_and_the_bot_time_low_and_game_over_from_the_sweeper()
  {
     let push_env = vec![
-        (
-            "MADANG_VAPID_PRIVATE_KEY".to_owned(),
-            "Vq3kTz8yPw2LmN4bX7cR1sD9fG5hJ6aE0uI2oY8tK3nB7vC4xZ1qW9eR5tY2uI6o".to_owned(),
-        ),
+        ("MADANG_PUSH".to_owned(), "on".to_owned()),
         ("MADANG_PUSH_HOSTS".to_owned(), "127.0.0.1".to_owned()),
         (
             "MADANG_PUSH_CONTACT".to_owned(),

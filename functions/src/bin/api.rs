@@ -9,6 +9,8 @@
 //!   refuses header blocks over 10 KB and bounds connections itself.
 //! - `MADANG_LIVE_ENDPOINT`: the live channel's WebSocket API stage URL (posts to its
 //!   connections after every save; `liveUrl` in every view). Unset: no live channel.
+//! - `MADANG_PUSH=on` (`WebPush: On`): Web Push, with the deployment's VAPID key kept in the
+//!   table (made on first need; `MADANG_VAPID_PRIVATE_KEY` wins when set).
 //! - `MADANG_BOT_FUNCTION`: the bot function (`BotFunction`), invoked asynchronously when a
 //!   save makes a computer player's move due ([`madang_functions::thinker::lambda`]).
 //! - `MADANG_DEV=1` (builds with the `dev` feature only): test support, as on the local server
@@ -18,9 +20,9 @@
 //! Init does all the work that does not depend on a request, so the first request of a fresh
 //! execution environment is as fast as the next: the SDK client is built (once per cold start,
 //! shared by every invocation the instance serves), its credentials and endpoint resolved and a
-//! connection to DynamoDB opened (one eventually consistent read of a key that does not exist,
-//! half a unit per cold start), and the router built — all before the runtime asks for the first
-//! event.
+//! connection to DynamoDB opened (one eventually consistent read, half a unit per cold start: of
+//! the Web Push key's item when push is on, else of a key that does not exist), and the router
+//! built — all before the runtime asks for the first event.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -30,6 +32,7 @@ use madang_functions::app::Limits;
 use madang_functions::live::aws::{self, LiveStore};
 use madang_functions::live::{Live, LiveUrl};
 use madang_functions::metrics;
+use madang_functions::push::Push;
 use madang_functions::telemetry::{self, LogFormat};
 use madang_functions::thinker::lambda::LambdaThinker;
 use madang_functions::{App, RoomStore, router};
@@ -58,6 +61,11 @@ async fn main() -> Result<(), lambda_http::Error> {
     if let Ok(chat) = std::env::var("MADANG_CHAT_TABLE") {
         rooms = rooms.with_chat_table(chat);
     }
+    // Web Push: MADANG_VAPID_PRIVATE_KEY when set; with MADANG_PUSH=on (WebPush On), the key
+    // kept in the table, made by the first function that needs it. Its read (half a unit, once
+    // per execution environment) also warms the client, as the read below does otherwise; a
+    // failure fails the init, which Lambda retries at the next request.
+    let push = Push::from_env_or_table(&rooms).await?;
     let store = Arc::new(LiveStore::from_env(rooms).await);
     let live_url = std::env::var(aws::ENDPOINT_VAR)
         .ok()
@@ -66,7 +74,8 @@ async fn main() -> Result<(), lambda_http::Error> {
     // Warm the client: a read of a room that cannot exist resolves credentials and the endpoint
     // and leaves a connection (TLS on AWS) in the pool. A failure here is not fatal: the first
     // request will try again and report what is wrong.
-    if let Err(e) = store.peek(dynamo::CLOCK_ID, 0).await
+    if !Push::kept_in_table()
+        && let Err(e) = store.peek(dynamo::CLOCK_ID, 0).await
         && !matches!(e, madang_infra::StoreError::NotFound)
     {
         tracing::warn!(error = %e, "warm-up read failed");
@@ -79,8 +88,7 @@ async fn main() -> Result<(), lambda_http::Error> {
         .with_limits(limits)
         .with_origin(origin)
         .with_live(Live::new(live_url, 0))
-        // Web Push when the deployment gives a VAPID key (MADANG_VAPID_PRIVATE_KEY).
-        .with_push(madang_functions::push::Push::from_env()?);
+        .with_push(push);
     // Computer players' moves are the bot function's (`MADANG_BOT_FUNCTION`): a save that makes
     // one due invokes it asynchronously. Without it (a deployment that has none), this
     // environment would search in-process, after its answers, on one blocking thread.

@@ -10,9 +10,10 @@
 //! engine (docs/cost.md), not the `api` function's.
 //!
 //! Configuration (set by `template.yaml`): `MADANG_TABLE`, `MADANG_CHAT_TABLE`,
-//! `MADANG_LIVE_ENDPOINT` (its moves are announced like any save), `MADANG_VAPID_PRIVATE_KEY`
-//! with `MADANG_PUSH_HOSTS` and `MADANG_PUSH_CONTACT` (a move that makes a person's turn pushes
-//! it, as the api function's saves do), and `MADANG_DEV=1` in builds with the `dev` feature
+//! `MADANG_LIVE_ENDPOINT` (its moves are announced like any save), `MADANG_PUSH=on` (the
+//! Web Push key kept in the table; `MADANG_VAPID_PRIVATE_KEY` wins when set) with
+//! `MADANG_PUSH_HOSTS` and `MADANG_PUSH_CONTACT` (a move that makes a person's turn pushes it,
+//! as the api function's saves do), and `MADANG_DEV=1` in builds with the `dev` feature
 //! only.
 
 use std::sync::Arc;
@@ -43,13 +44,14 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     if let Ok(chat) = std::env::var("MADANG_CHAT_TABLE") {
         rooms = rooms.with_chat_table(chat);
     }
+    // Web Push as the api function has it: a move that makes a person's turn pushes it.
+    let push = madang_functions::push::Push::from_env_or_table(&rooms).await?;
     let store = Arc::new(LiveStore::from_env(rooms).await);
     // Its own saves cue no thinker: the loop below looks at the room again itself.
-    // Web Push as the api function has it: a move that makes a person's turn pushes it.
     let app = App::new(store)
         .with_dev(dev)
         .with_thinker(Arc::new(NoThinker))
-        .with_push(madang_functions::push::Push::from_env()?);
+        .with_push(push);
     lambda_runtime::run(service_fn(move |event: LambdaEvent<BotEvent>| {
         let app = app.clone();
         telemetry::set_request_id(Some(&event.context.request_id));

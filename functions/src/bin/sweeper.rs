@@ -28,12 +28,12 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     let table = std::env::var("MADANG_TABLE").map_err(|_| "MADANG_TABLE is not set")?;
     let dev = madang_functions::app::dev_from_env();
     // Timeouts it fires are announced to the rooms' live connections (MADANG_LIVE_ENDPOINT).
-    let store = Arc::new(
-        LiveStore::from_env(DynamoStore::new(dynamo::client_from_env().await, table)).await,
-    );
-    let mut app = App::new(store)
-        .with_dev(dev)
-        .with_push(madang_functions::push::Push::from_env()?);
+    let rooms = DynamoStore::new(dynamo::client_from_env().await, table);
+    // Web Push (its timeouts pass turns and end games): the key as the api function reads it,
+    // once per execution environment.
+    let push = madang_functions::push::Push::from_env_or_table(&rooms).await?;
+    let store = Arc::new(LiveStore::from_env(rooms).await);
+    let mut app = App::new(store).with_dev(dev).with_push(push);
     // The backstop of a lost bot-function invocation: a computer player's move long overdue is
     // handed to the bot function again (the sweeper never searches itself).
     if let Some(thinker) = LambdaThinker::from_env(app.clock.clone()).await {

@@ -71,6 +71,13 @@ const INDEX_GUARD_RETRIES: usize = 3;
 /// the same second of a 128 MB Lambda costs.
 pub const WAIT_STEP: Duration = Duration::from_millis(300);
 
+/// The id of the item that keeps the deployment's Web Push VAPID private key (base64url of the
+/// 32-byte P-256 scalar), made on first need ([`DynamoStore::kept_once`]). `#` is not in the
+/// alphabet of room ids.
+pub const VAPID_KEY_ID: &str = "#vapid";
+/// The kept value's attribute in such an item.
+const KEPT_VALUE: &str = "k";
+
 /// The id of the dev clock's item (test support, `MADANG_DEV=1` only): `#` is not in the
 /// alphabet of room ids, so it can never be a room.
 pub const CLOCK_ID: &str = "#clock";
@@ -188,6 +195,75 @@ impl DynamoStore {
     /// The client this store uses.
     pub fn client(&self) -> &Client {
         &self.client
+    }
+
+    /// The deployment's value kept in the item `id` of the rooms table (attribute `k`), made by
+    /// `make` and put there the first time any process asks (the Web Push key, [`VAPID_KEY_ID`]).
+    ///
+    /// An eventually consistent read first (half a unit: what every later caller pays, once per
+    /// execution environment); only when no item is seen, a put conditioned on there being none.
+    /// Of processes racing to make it, exactly one put lands; the others fail their condition and
+    /// read the winner's value strongly consistently, so all of them agree on one value. A put
+    /// retried by the SDK after a lost answer fails its condition against its own item and reads
+    /// back what it wrote. The item has no expiry (`x`) and no due time, so neither TTL nor the
+    /// sweeper ever sees it.
+    pub async fn kept_once(
+        &self,
+        id: &str,
+        make: impl FnOnce() -> String,
+    ) -> Result<String, StoreError> {
+        if let Some(value) = self.kept_value(id, false).await? {
+            return Ok(value);
+        }
+        let value = make();
+        let sent = self
+            .client
+            .put_item()
+            .table_name(&self.table)
+            .item(ID, string(id))
+            .item(KEPT_VALUE, string(&value))
+            .condition_expression("attribute_not_exists(id)")
+            .set_return_consumed_capacity(self.capacity())
+            .send()
+            .await;
+        match sent {
+            Ok(out) => {
+                self.record(Call::Write, out.consumed_capacity(), 0);
+                Ok(value)
+            }
+            Err(e)
+                if matches!(
+                    e.as_service_error(),
+                    Some(PutItemError::ConditionalCheckFailedException(_))
+                ) =>
+            {
+                self.record_conditional_failure();
+                self.kept_value(id, true).await?.ok_or(StoreError::NotFound)
+            }
+            Err(e) => Err(unavailable(e)),
+        }
+    }
+
+    /// The value of [`DynamoStore::kept_once`]'s item `id`, if it exists.
+    async fn kept_value(&self, id: &str, consistent: bool) -> Result<Option<String>, StoreError> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .key(ID, string(id))
+            .consistent_read(consistent)
+            .set_return_consumed_capacity(self.capacity())
+            .send()
+            .await
+            .map_err(unavailable)?;
+        self.record(Call::Read, out.consumed_capacity(), 0);
+        match out.item.as_ref().and_then(|item| item.get(KEPT_VALUE)) {
+            Some(AttributeValue::S(value)) => Ok(Some(value.clone())),
+            Some(_) => Err(StoreError::Corrupt(
+                format!("{id}: `{KEPT_VALUE}` is not a string").into(),
+            )),
+            None => Ok(None),
+        }
     }
 
     /// What to ask DynamoDB for: nothing unless metering (the answer is free, but not needed).
