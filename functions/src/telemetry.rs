@@ -57,6 +57,7 @@ pub const QUIET: &[&str] = &[
     "aws_smithy_http_client",
     "aws_smithy_http",
     "aws_sigv4",
+    "aws_credential_types",
     "aws_config",
     "aws_sdk_dynamodb",
     "aws_sdk_apigatewaymanagement",
