@@ -121,7 +121,7 @@ pub fn random_place(state: &Value, draw: &mut u64) -> Value {
         .enumerate()
         .filter(|(_, cell)| cell.as_u64() == Some(0))
         .map(|(i, _)| (i as u64 % size, i as u64 / size))
-        .filter(|(x, y)| !illegal.contains(&json!({"x": x, "y": y})))
+        .filter(|(x, y)| !illegal.iter().any(|p| p["x"] == *x && p["y"] == *y))
         .collect();
     assert!(!open.is_empty(), "no legal point left");
     *draw = draw

@@ -17,33 +17,12 @@ export const STARS = {
 const COLOR_KO = { black: '흑', white: '백' };
 const other = (c) => (c === 'black' ? 'white' : 'black');
 
-/** Why a point the server lists as illegal is illegal: 패, 자충 or 동형반복. */
-function whyIllegal(st, x, y) {
-  const n = st.size;
-  if (st.koPoint && st.koPoint.x === x && st.koPoint.y === y) return '패는 바로 되따낼 수 없어요. 다른 곳에 한 수 두고 오세요.';
-  const me = st.turn === 'black' ? 1 : 2;
-  const board = [...st.board];
-  board[y * n + x] = me;
-  const around = (i) => [i % n > 0 && i - 1, i % n < n - 1 && i + 1, i >= n && i - n, i < n * (n - 1) && i + n]
-    .filter((j) => j !== false);
-  const chain = (i) => {
-    const color = board[i];
-    const seen = new Set([i]);
-    const stack = [i];
-    let libs = 0;
-    const libSeen = new Set();
-    while (stack.length) {
-      for (const j of around(stack.pop())) {
-        if (board[j] === 0 && !libSeen.has(j)) { libSeen.add(j); libs++; }
-        if (board[j] === color && !seen.has(j)) { seen.add(j); stack.push(j); }
-      }
-    }
-    return libs;
-  };
-  const captures = around(y * n + x).some((j) => board[j] === 3 - me && chain(j) === 0);
-  if (!captures && chain(y * n + x) === 0) return '둘 곳의 활로가 없어 둘 수 없어요(자충수).';
-  return '같은 모양이 반복되어 둘 수 없어요(동형반복).';
-}
+/** What to say about a point the server lists as illegal, by the reason it gives. */
+const ILLEGAL = {
+  KO: '패는 바로 되따낼 수 없어요. 다른 곳에 한 수 두고 오세요.',
+  SUICIDE: '둘 곳의 활로가 없어 둘 수 없어요(자충수).',
+  SUPERKO: '같은 모양이 반복되어 둘 수 없어요(동형반복).',
+};
 
 function remaining(st, color, now) {
   const c = st.clock;
@@ -108,8 +87,9 @@ export function badukScreen(act, client, { rematch, session }) {
     }
     if (st.turn !== color) return toast('상대 차례예요.');
     if (st.board[y * st.size + x]) return toast('이미 돌이 있는 자리예요.');
-    if ((st.illegalPoints ?? []).some((p) => p.x === x && p.y === y)) {
-      bubble = { x, y, text: whyIllegal(st, x, y) };
+    const illegal = (st.illegalPoints ?? []).find((p) => p.x === x && p.y === y);
+    if (illegal) {
+      bubble = { x, y, text: ILLEGAL[illegal.reason] ?? '여기에는 둘 수 없어요.' };
       preview = null;
       draw();
       return;

@@ -33,38 +33,6 @@ export const EDGES = [
   [5, 20], [20, 21], [21, 22], [22, 23], [23, 24], [24, 15], [10, 25], [25, 26], [26, 22], [22, 27], [27, 28], [28, 0],
 ];
 
-/** One step forward (yut.md §5.2), for drawing the path of a move. */
-function next(node, starting, prev) {
-  if (node === 'home') return 1;
-  if (starting) {
-    if (node === 5) return 20;
-    if (node === 10) return 25;
-    if (node === 22) return 27;
-  }
-  if (node === 22) return prev === 26 ? 27 : prev === 21 ? 23 : 27;
-  const table = { 19: 0, 5: 6, 10: 11, 24: 15, 28: 0, 20: 21, 21: 22, 23: 24, 25: 26, 26: 22, 27: 28 };
-  if (node in table) return table[node];
-  if (node === 0) return 'goal';
-  return node + 1;
-}
-
-/** The spots a move passes through, ending at `to`. */
-function pathOf(move, result, piece) {
-  const steps = RESULT[result]?.[1] ?? 1;
-  if (steps < 0) return [move.from, move.to];
-  const path = [move.from];
-  let node = move.from;
-  let prev = piece?.trail?.at(-2);
-  for (let i = 0; i < steps && node !== 'goal'; i++) {
-    const n = next(node, i === 0 && node !== 'home', prev);
-    prev = node;
-    node = n;
-    path.push(node);
-    if (node === move.to) break;
-  }
-  return path;
-}
-
 function shapePath(shape, x, y, r) {
   switch (shape) {
     case 'triangle': return `M${x},${y - r} L${x + r},${y + r * 0.8} L${x - r},${y + r * 0.8}Z`;
@@ -118,15 +86,12 @@ export function yutScreen(act, { rematch }) {
     return room.you && room.state.turnOrder[room.state.turnIndex] === room.you;
   }
   /**
-   * Whether the viewer may recommend (yut.md §8.2, rules page 팀전): a teammate of the player on
-   * turn, in a team game, while that player picks a move.
+   * Whether the viewer may recommend (yut.md §8.2, rules page 팀전): the server gives
+   * `legalMoves` to the player on turn and, while that player picks a move, to their teammates
+   * only, so a viewer who holds them and is not on turn is a teammate.
    */
   function teammate() {
-    const st = room.state;
-    const me = room.you;
-    if (!me || room.status !== 'playing' || room.options?.mode !== 'team' || st.phase !== 'move') return false;
-    const mover = st.turnOrder[st.turnIndex];
-    return me !== mover && st.sideOf[me] != null && st.sideOf[me] === st.sideOf[mover];
+    return room.status === 'playing' && !!room.you && !mine() && (room.state.legalMoves?.length ?? 0) > 0;
   }
   const sideOfPlayer = (p) => room.state.sides[room.state.sideOf[p]];
 
@@ -190,8 +155,8 @@ export function yutScreen(act, { rematch }) {
     for (const [k, ms] of byDest) {
       for (const m of choosing ? ms : ms.slice(0, 1)) {
         if (choosing && k !== choosing) continue;
-        const piece = m.from === 'home' ? null : occupant.get(m.from)?.piece;
-        const pts = pathOf(m, st.pending[m.throwIndex], piece).filter((n) => n !== 'home' && n !== 'goal');
+        // The server lists the spots the move steps on (`path`, after `from`).
+        const pts = [m.from, ...(m.path ?? [m.to])].filter((n) => n !== 'home' && n !== 'goal');
         if (pts.length > 1) {
           board.append(s('polyline', { points: pts.map((n) => XY[n].join(',')).join(' '), class: `path${choosing ? ' chosen' : ''}` }));
         }

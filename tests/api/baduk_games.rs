@@ -59,12 +59,13 @@ async fn illegal_moves_are_refused_with_the_rules_code_and_only_the_mover_sees_h
         (r.status, r.body["code"].as_str()),
         (StatusCode::UNPROCESSABLE_ENTITY, Some("SUICIDE"))
     );
+    // The view lists the point with the code the action was refused with.
     let mover = app.room(&room, Some(&white)).await;
     assert!(
         mover["state"]["illegalPoints"]
             .as_array()
             .unwrap()
-            .contains(&json!({"x": 0, "y": 0}))
+            .contains(&json!({"x": 0, "y": 0, "reason": "SUICIDE"}))
     );
     let other = app.room(&room, Some(&black)).await;
     let spectator = app.room(&room, None).await;

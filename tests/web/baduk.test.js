@@ -173,3 +173,28 @@ test('19×19: tap, preview, confirm; an illegal point explained; a timeout shown
   }
   for (const p of [black, white]) assert.deepEqual(p.errors, [], 'no page errors');
 });
+
+test('a tap on an illegal point says the reason the server gives (자충수), and nothing is sent', async () => {
+  const black = await browser.player(PHONE);
+  const white = await browser.player(PHONE);
+  const link = await createRoom(black, server.base, {
+    game: 'baduk', name: '흑', options: { boardSize: 9, colorAssignment: 'hostBlack' },
+  });
+  await joinRoom(white, link, '백');
+  await black.getByTestId('start-game').click();
+  const all = [black, white];
+  for (const p of all) await statusIs(p, 'playing');
+  // Black closes the corner A9 (0,0): a white stone there would have no liberty.
+  await place(black, 1, 0, all);
+  await place(white, 8, 8, all);
+  await place(black, 0, 1, all);
+  const sent = [];
+  white.on('request', (r) => { if (r.method() === 'POST') sent.push(r.url()); });
+  const before = await version(white);
+  await point(white, 0, 0).click();
+  const reason = white.getByTestId('illegal-reason');
+  await reason.waitFor();
+  assert.match(await reason.textContent(), /자충수/);
+  assert.deepEqual(sent, [], 'an illegal point sends no action');
+  assert.equal(await version(white), before);
+});

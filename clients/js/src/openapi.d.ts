@@ -2494,7 +2494,7 @@ export interface components {
         };
         /**
          * @description A move the player to move may make (the view's `legalMoves`, ruling Y13):
-         *     `{throwIndex, from, to, captures, finishes}`.
+         *     `{throwIndex, from, to, captures, finishes}`, and the addition `path`.
          */
         LegalMove: {
             /**
@@ -2513,6 +2513,11 @@ export interface components {
             captures: number;
             /** @description Whether it finishes the pieces. */
             finishes: boolean;
+            /**
+             * @description Addition: every spot it steps on after `from`, in order, ending with `to` (빽도: `to`
+             *     alone), so a client draws the move's way without the board's rules (§5.2).
+             */
+            path: components["schemas"]["Position"][];
         };
         /**
          * @description The move `timeoutPolicy` picks for the player to move: what a timeout, auto play or a bot
@@ -2895,9 +2900,9 @@ export interface components {
             resumesLeft: components["schemas"]["ByColor_uint8"];
             /**
              * @description Addition, only for the player to move: points where a stone would be suicide, ko or
-             *     superko.
+             *     superko, each with the reason.
              */
-            illegalPoints?: components["schemas"]["Point"][] | null;
+            illegalPoints?: components["schemas"]["IllegalPoint"][] | null;
             /** @description Addition, only for the player to move (with `atariWarning`): their stones in atari. */
             atariWarnings?: components["schemas"]["Point"][] | null;
         };
@@ -3190,6 +3195,27 @@ export interface components {
         };
         /** @description Why the game ended. */
         EndReason: "score" | "jigo" | "resign" | "timeLoss" | "drawAgreed" | "repetition";
+        /**
+         * @description A point where the player to move may not play (`illegalPoints`): `{x, y, reason}`, a
+         *     [`Point`] with the code a stone there would be refused with, so a client says why without
+         *     working out liberties and ko itself.
+         */
+        IllegalPoint: {
+            /**
+             * Format: uint8
+             * @description Column, 0 = left (`A`).
+             */
+            x: number;
+            /**
+             * Format: uint8
+             * @description Row, 0 = top.
+             */
+            y: number;
+            /** @description Why: the error code of the refusal. */
+            reason: components["schemas"]["IllegalReason"];
+        };
+        /** @description Why a point is illegal: the [`BadukError`] code a stone there is refused with. */
+        IllegalReason: "SUICIDE" | "KO" | "SUPERKO";
         /**
          * @description The `result` object: the game's own result, and beside its fields `rngReveal`, the seed
          *     and salt behind `rngCommitment` (the game is over, nothing more is drawn).

@@ -67,4 +67,4 @@ pub use position::{MoveRecord, Played, Position};
 pub use result::{BadukResult, EndReason};
 pub use scoring::Score;
 pub use state::{BadukState, Phase};
-pub use view::BadukView;
+pub use view::{BadukView, IllegalPoint, IllegalReason};

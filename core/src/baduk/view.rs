@@ -7,6 +7,7 @@ use serde::Serialize;
 use super::Baduk;
 use super::clock::Clock;
 use super::color::{ByColor, Color};
+use super::error::BadukError;
 use super::limits::{RESUMES_PER_PLAYER, move_limit};
 use super::options::{BadukOptions, ClockKind};
 use super::point::Point;
@@ -133,12 +134,49 @@ pub struct BadukView {
     /// Addition (B7): how many more times each side may resume play from the scoring phase.
     pub resumes_left: ByColor<u8>,
     /// Addition, only for the player to move: points where a stone would be suicide, ko or
-    /// superko.
+    /// superko, each with the reason.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub illegal_points: Option<Vec<Point>>,
+    pub illegal_points: Option<Vec<IllegalPoint>>,
     /// Addition, only for the player to move (with `atariWarning`): their stones in atari.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub atari_warnings: Option<Vec<Point>>,
+}
+
+/// A point where the player to move may not play (`illegalPoints`): `{x, y, reason}`, a
+/// [`Point`] with the code a stone there would be refused with, so a client says why without
+/// working out liberties and ko itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct IllegalPoint {
+    /// Column, 0 = left (`A`).
+    pub x: u8,
+    /// Row, 0 = top.
+    pub y: u8,
+    /// Why: the error code of the refusal.
+    pub reason: IllegalReason,
+}
+
+/// Why a point is illegal: the [`BadukError`] code a stone there is refused with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum IllegalReason {
+    /// The stone would have no liberty and captures nothing (B1).
+    Suicide,
+    /// An immediate recapture of a ko (B2).
+    Ko,
+    /// The stone repeats an earlier arrangement of the whole board (positional superko).
+    Superko,
+}
+
+impl IllegalReason {
+    /// The reason for `error`, if it is one a stone on an empty point can meet.
+    fn of(error: &BadukError) -> Option<Self> {
+        match error {
+            BadukError::Suicide => Some(IllegalReason::Suicide),
+            BadukError::Ko => Some(IllegalReason::Ko),
+            BadukError::Superko => Some(IllegalReason::Superko),
+            _ => None,
+        }
+    }
 }
 
 fn clock_view(clock: &Clock, state: &BadukState) -> ClockView {
@@ -162,7 +200,16 @@ pub fn view(state: &BadukState, viewer: Option<&PlayerId>) -> BadukView {
         let illegal = (0..board.len())
             .filter(|&i| board.get(i).is_none())
             .map(|i| Point::from_index(i, size))
-            .filter(|&p| state.position.check(state.turn, p).is_err())
+            .filter_map(|p| {
+                let error = state.position.check(state.turn, p).err()?;
+                // Only these three can refuse a stone on an empty point on the board.
+                let reason = IllegalReason::of(&error)?;
+                Some(IllegalPoint {
+                    x: p.x,
+                    y: p.y,
+                    reason,
+                })
+            })
             .collect();
         let atari = state.options.atari_warning.then(|| {
             let mut stones: Vec<usize> = board

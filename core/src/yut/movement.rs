@@ -13,8 +13,8 @@ use super::state::{SideId, State};
 use super::throw::Throw;
 
 /// A move the player to move may make (the view's `legalMoves`, ruling Y13):
-/// `{throwIndex, from, to, captures, finishes}`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+/// `{throwIndex, from, to, captures, finishes}`, and the addition `path`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LegalMove {
     /// Which pending result it uses.
@@ -27,6 +27,9 @@ pub struct LegalMove {
     pub captures: u8,
     /// Whether it finishes the pieces.
     pub finishes: bool,
+    /// Addition: every spot it steps on after `from`, in order, ending with `to` (빽도: `to`
+    /// alone), so a client draws the move's way without the board's rules (§5.2).
+    pub path: Vec<Position>,
 }
 
 /// A fully worked-out move: everything `apply` needs, computed before anything changes.
@@ -58,6 +61,7 @@ impl Plan {
             to: self.to,
             captures: self.victim.map_or(0, |(_, n)| n),
             finishes: self.to == Position::Goal,
+            path: self.path.clone(),
         }
     }
 }

@@ -296,7 +296,7 @@ fn play_yut(game: u64) -> Played {
             Phase::Throw => json!({"type": "THROW"}),
             Phase::Move => {
                 let moves = state.legal_moves();
-                let m = moves[r.pick(moves.len())];
+                let m = &moves[r.pick(moves.len())];
                 json!({"type": "MOVE", "throwIndex": m.throw_index, "from": m.from})
             }
             Phase::Finished => break,

@@ -551,8 +551,8 @@ fn views_never_contain_hidden_fields_and_only_the_player_to_move_gets_hints() {
     }
     let illegal = to_move["illegalPoints"].as_array().unwrap();
     assert!(
-        illegal.contains(&serde_json::json!({"x": 1, "y": 1})),
-        "the ko point"
+        illegal.contains(&serde_json::json!({"x": 1, "y": 1, "reason": "KO"})),
+        "the ko point, with its reason: {illegal:?}"
     );
     assert!(to_move.get("atariWarnings").is_some());
     for v in [&waiting, &spectator] {

@@ -1169,11 +1169,34 @@ fn y13_legal_moves_list_each_pending_result_with_captures_and_finishes() {
     assert_eq!(
         view["legalMoves"],
         serde_json::json!([
-            {"throwIndex": 0, "from": 19, "to": "goal", "captures": 0, "finishes": true},
-            {"throwIndex": 0, "from": "home", "to": 2, "captures": 1, "finishes": false},
-            {"throwIndex": 1, "from": 19, "to": "goal", "captures": 0, "finishes": true},
-            {"throwIndex": 1, "from": "home", "to": 2, "captures": 1, "finishes": false},
+            {"throwIndex": 0, "from": 19, "to": "goal", "captures": 0, "finishes": true, "path": [0, "goal"]},
+            {"throwIndex": 0, "from": "home", "to": 2, "captures": 1, "finishes": false, "path": [1, 2]},
+            {"throwIndex": 1, "from": 19, "to": "goal", "captures": 0, "finishes": true, "path": [0, "goal"]},
+            {"throwIndex": 1, "from": "home", "to": 2, "captures": 1, "finishes": false, "path": [1, 2]},
         ])
+    );
+}
+
+#[test]
+fn y13_a_legal_move_lists_its_path_through_the_shortcuts_and_back() {
+    // From the corner 모 (5) the way turns inward (§5.2); 빽도 steps back along the trail.
+    let mut t = Table::new(2, options());
+    t.place(0, 0, node(5), &[1, 2, 3, 4, 5]);
+    t.turn(0, &[Geol, Backdo]);
+    let view = serde_json::to_value(Yut::view(&t.state, Some(&t.p(0)))).unwrap();
+    let paths: Vec<_> = view["legalMoves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["from"] == 5)
+        .map(|m| (m["to"].clone(), m["path"].clone()))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            (serde_json::json!(22), serde_json::json!([20, 21, 22])),
+            (serde_json::json!(4), serde_json::json!([4])),
+        ]
     );
 }
 

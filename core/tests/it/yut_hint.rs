@@ -135,7 +135,7 @@ proptest! {
                 Phase::Throw => Action::Throw,
                 Phase::Move => {
                     let moves = state.legal_moves();
-                    let m = moves[choice as usize % moves.len()];
+                    let m = &moves[choice as usize % moves.len()];
                     Action::Move { throw_index: m.throw_index, from: m.from }
                 }
                 Phase::Finished => break,

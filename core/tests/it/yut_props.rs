@@ -131,7 +131,7 @@ fn choose(state: &State, choice: u32) -> Option<(PlayerId, Action)> {
         Phase::Throw => Action::Throw,
         Phase::Move => {
             let moves = state.legal_moves();
-            let m = moves[choice as usize % moves.len()];
+            let m = &moves[choice as usize % moves.len()];
             Action::Move {
                 throw_index: m.throw_index,
                 from: m.from,
