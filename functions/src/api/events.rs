@@ -18,10 +18,10 @@
 //! 바둑's and the lobby's events appear in answers only, and are written here.
 //!
 //! The forms' documentation is the schema's (`schemars` takes descriptions from it): it is the
-//! contract of `functions/openapi.json`, worded for clients. The bytes are held by a test
-//! (`events_snapshot.rs`): every kind of event, from seeded engine-made games, renders as the
-//! fixture `functions/tests/fixtures/events.jsonl` that the derives in core wrote before the
-//! forms moved here.
+//! contract of `functions/openapi.json`, worded for clients. The bytes are held by a test from
+//! outside the crate (`functions/tests/it/events_snapshot.rs`): every kind of event, from seeded
+//! engine-made games, renders as the fixture `functions/tests/fixtures/events.jsonl` that the
+//! derives in core wrote before the forms moved here.
 
 use madang_core::baduk::{BadukEvent, BadukResult, Color, Point};
 use madang_core::room::{LobbyEvent, RoomEvent};

@@ -7,8 +7,6 @@ pub mod actions;
 mod chat;
 mod compress;
 pub mod events;
-#[cfg(test)]
-mod events_snapshot;
 mod extract;
 mod games;
 pub mod ids;

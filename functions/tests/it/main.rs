@@ -12,3 +12,4 @@ mod bots;
 mod cdn_edge;
 mod durability;
 mod edge;
+mod events_snapshot;

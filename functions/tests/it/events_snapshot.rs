@@ -12,8 +12,8 @@ use madang_core::room::{LobbyEvent, RoomEvent};
 use madang_core::yut::{self, EndMode, Mode, OnLeave, Yut, YutOptions};
 use madang_core::{Actor, Game, GameRng, Lineup, PlayerId};
 
-use super::events::Wire;
-use crate::service::events::rendered;
+use madang_functions::api::events::Wire;
+use madang_functions::service::events::rendered;
 
 const FIXTURE: &str = "tests/fixtures/events.jsonl";
 
