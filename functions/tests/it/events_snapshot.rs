@@ -100,9 +100,9 @@ fn lobby_events() -> Vec<LobbyEvent> {
 }
 
 /// A small generator of the test's own choices (not the game's).
-struct Pick(u64);
+struct Chooser(u64);
 
-impl Pick {
+impl Chooser {
     fn below(&mut self, n: usize) -> usize {
         self.0 = self
             .0
@@ -112,7 +112,7 @@ impl Pick {
     }
 }
 
-fn yut_actions(state: &yut::State, pick: &mut Pick) -> Vec<yut::Action> {
+fn yut_actions(state: &yut::State, pick: &mut Chooser) -> Vec<yut::Action> {
     let mut out = vec![yut::Action::Throw, yut::Action::TakeControl];
     for m in state.legal_moves() {
         out.push(yut::Action::Move {
@@ -130,7 +130,7 @@ fn yut_actions(state: &yut::State, pick: &mut Pick) -> Vec<yut::Action> {
     out
 }
 
-fn baduk_actions(_: &madang_core::baduk::BadukState, pick: &mut Pick) -> Vec<BadukAction> {
+fn baduk_actions(_: &madang_core::baduk::BadukState, pick: &mut Chooser) -> Vec<BadukAction> {
     let (x, y) = (pick.below(9) as i32, pick.below(9) as i32);
     let accept = pick.below(2) == 0;
     let mut out = vec![
@@ -165,7 +165,7 @@ fn play<G: Game>(
     players: usize,
     seed: u64,
     timeouts: usize,
-    actions: fn(&G::State, &mut Pick) -> Vec<G::Action>,
+    actions: fn(&G::State, &mut Chooser) -> Vec<G::Action>,
 ) -> Vec<RoomEvent<G>> {
     let lineup = Lineup {
         players: (1..=players)
@@ -174,7 +174,7 @@ fn play<G: Game>(
         host: PlayerId::new("p1"),
     };
     let mut rng = GameRng::seed_from_u64(seed);
-    let mut pick = Pick(seed);
+    let mut pick = Chooser(seed);
     let mut now = 1_700_000_000_000u64;
     let mut state = G::setup(&lineup, options, &mut rng, now).unwrap();
     let mut events = Vec::new();
@@ -236,7 +236,7 @@ fn placing(options: &BadukOptions, seed: u64) -> Vec<RoomEvent<Baduk>> {
         host: PlayerId::new("p1"),
     };
     let mut rng = GameRng::seed_from_u64(seed);
-    let mut pick = Pick(seed);
+    let mut pick = Chooser(seed);
     let now = 1_700_000_000_000u64;
     let mut state = Baduk::setup(&lineup, options, &mut rng, now).unwrap();
     let mut events = Vec::new();
