@@ -18,8 +18,11 @@
 //!   chat, the live registry): clean 503s only, nothing applied twice, nothing answered lost;
 //! - [`metrics`]: the functions' EMF metric lines, validated and held against what the games did;
 //! - [`restore`]: a table with live rooms to JSON and back into a fresh table, and play goes on;
-//! - [`origin`]: behind CloudFront on the HTTP API, only requests with the secret origin header.
+//! - [`origin`]: behind CloudFront on the HTTP API, only requests with the secret origin header;
+//! - [`bot_plan`]: the bot function keeps its move as a plan and returns before the move is due;
+//!   readers after the deadline and the sweeper land it, once.
 
+mod bot_plan;
 mod cost_live;
 mod cost_modes;
 mod faults;
