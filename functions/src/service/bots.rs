@@ -101,6 +101,13 @@ pub async fn search<S: RoomStore>(
     let mut loaded = Loaded::from_stored(stored).map_err(|e| ApiError::Internal(Box::new(e)))?;
     // As a request would: the persons' timeouts due before the move fire first.
     loaded.catch_up(now)?;
+    // A kept plan was due (an invocation delivered late, with nobody reading): it is not this
+    // copy's to save. Whoever saves the room next lands it — a reader, the sweeper — and that
+    // save asks for the next search; searching past it here would only find its plan stale.
+    if loaded.played_plan() {
+        tracing::debug!(room = %crate::api::ids::digest_of(id), "a kept plan is due; its lander searches on");
+        return Ok(None);
+    }
     let Some(first) = loaded.bot_turn() else {
         return Ok(None);
     };

@@ -173,6 +173,11 @@ impl Loaded {
         with_room!(&self.room, r => r.bot_turn(&self.presence))
     }
 
+    /// Whether the last [`Loaded::catch_up`] played a kept plan (the room's save lands it).
+    pub fn played_plan(&self) -> bool {
+        self.planned.is_some()
+    }
+
     /// When the move the bot function kept as a plan is due, if one is kept for the room's next
     /// timeout (a catch-up then plays it).
     pub fn planned_at(&self) -> Option<Millis> {
