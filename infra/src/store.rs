@@ -1,7 +1,8 @@
 //! The contract between the request path and the database.
 //!
-//! A store keeps one record per room: the encoded room (opaque bytes), its version, and a few
-//! attributes the store itself needs (the due time for the sweeper, the expiry for TTL). Every
+//! A store keeps one record per room: the encoded room (opaque bytes), its version, a few
+//! attributes the store itself needs (the due time for the sweeper, the expiry for TTL), and
+//! at most one kept plan (a computer player's searched move for the stored version, opaque). Every
 //! write but `create` is conditional on the version the writer loaded: that single condition is
 //! what makes concurrent requests safe without locks or transactions.
 
