@@ -75,6 +75,7 @@ impl OverdueRoom {
             departed: Vec::new(),
             seen: None,
             indexed_due: None,
+            plan: None,
         }
     }
 }

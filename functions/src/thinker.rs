@@ -10,9 +10,13 @@
 //!   runtime never runs a search, so `/healthz`, reads and sockets are answered meanwhile. A
 //!   saved move that makes a person's turn pushes it (Web Push), as a person's move does.
 //! - **On AWS** ([`crate::thinker::lambda`]): the `api` function invokes `BotFunction`
-//!   asynchronously when its own save made a move due; that function runs the same loop. A
-//!   reader never invokes it (one search per move, however many watch), except as the backstop
-//!   for an invocation that was lost, and the sweeper is the backstop of last resort.
+//!   asynchronously when its own save made a move due; that function searches the move and,
+//!   instead of waiting for its due time (billed), keeps it with the room as a plan, which the
+//!   catch-up of whoever loads the room after its `deadlineAt` plays (the sweeper as the
+//!   backstop). A reader never invokes it (one search per move, however many watch), except as
+//!   the backstop for an invocation that was lost, and the sweeper is the backstop of last
+//!   resort. Locally the task waits and saves the move itself, as before: its wait costs
+//!   nothing, and the move lands on time with no reader at all.
 //! - **Inside the thinker itself** ([`NoThinker`]): its saves cue nothing; its loop looks again.
 
 use std::collections::HashMap;

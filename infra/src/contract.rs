@@ -55,6 +55,7 @@ pub fn sample(id: &str, version: u64, due: Option<Millis>) -> StoredRoom {
         departed: Vec::new(),
         seen: None,
         indexed_due: None,
+        plan: None,
     }
 }
 
@@ -70,6 +71,8 @@ pub async fn run<S: RoomStore>(store: Arc<S>) {
     due_rooms_lists_only_overdue_rooms_earliest_first(&*store).await;
     a_room_is_listed_by_its_due_time_however_it_moves(&*store).await;
     reindex_moves_the_due_time_without_a_new_version(&*store).await;
+    a_plan_is_kept_for_its_version_until_the_next_save(&*store).await;
+    racing_plan_and_save_leave_no_stale_plan(store.clone()).await;
     touch_records_presence_without_a_new_version(&*store).await;
     a_save_drops_exactly_the_departed_presence(&*store).await;
     a_save_sets_the_seen_presence_in_the_same_write(&*store).await;
@@ -211,6 +214,68 @@ async fn an_expired_room_reads_as_gone<S: RoomStore>(store: &S) {
         matches!(got, Err(StoreError::NotFound)),
         "an_expired_room_reads_as_gone: {got:?}"
     );
+}
+
+async fn a_plan_is_kept_for_its_version_until_the_next_save<S: RoomStore>(store: &S) {
+    let id = fresh_id("plan");
+    let created = sample(&id, 1, Some(NOW + 5));
+    store.create(&created).await.expect("create");
+    assert_eq!(store.load(&id, NOW).await.expect("load").plan, None);
+    store.keep_plan(&id, 1, b"move A").await.expect("keep_plan");
+    let loaded = store.load(&id, NOW).await.expect("load");
+    assert_eq!(loaded.plan.as_deref(), Some(&b"move A"[..]));
+    // Nothing else moved: not the version, the body, the due index nor presence.
+    assert_eq!(
+        (loaded.version, &loaded.body, loaded.due, &loaded.presence),
+        (1, &created.body, created.due, &created.presence)
+    );
+    assert_eq!(
+        store.peek(&id, NOW).await.expect("peek").plan.as_deref(),
+        Some(&b"move A"[..])
+    );
+    // A plan for a version the room is not at is refused, and the kept one stays.
+    assert!(matches!(
+        store.keep_plan(&id, 2, b"move B").await,
+        Err(StoreError::VersionConflict { .. })
+    ));
+    assert_eq!(
+        store.load(&id, NOW).await.expect("load").plan.as_deref(),
+        Some(&b"move A"[..])
+    );
+    // The next save drops it.
+    store
+        .save_if_version(&sample(&id, 2, None), 1)
+        .await
+        .expect("save");
+    let saved = store.load(&id, NOW).await.expect("load");
+    assert_eq!((saved.version, saved.plan), (2, None));
+    assert!(matches!(
+        store.keep_plan(&fresh_id("plan-gone"), 1, b"x").await,
+        Err(StoreError::NotFound)
+    ));
+}
+
+/// A plan kept while a save of the same version races it: whichever lands first, the room
+/// never ends at the new version with the old version's plan.
+async fn racing_plan_and_save_leave_no_stale_plan<S: RoomStore>(store: Arc<S>) {
+    for _ in 0..5 {
+        let id = fresh_id("plan-race");
+        store.create(&sample(&id, 1, None)).await.expect("create");
+        let (keeper, saver) = (store.clone(), store.clone());
+        let (kid, sid) = (id.clone(), id.clone());
+        let keep = tokio::spawn(async move { keeper.keep_plan(&kid, 1, b"plan").await });
+        let save =
+            tokio::spawn(async move { saver.save_if_version(&sample(&sid, 2, None), 1).await });
+        let (kept, saved) = (keep.await.expect("join"), save.await.expect("join"));
+        saved.expect("the save lands whatever the plan did");
+        let loaded = store.load(&id, NOW).await.expect("load");
+        // Kept before the save (the save dropped it) or refused after it.
+        assert!(
+            matches!(kept, Ok(()) | Err(StoreError::VersionConflict { .. })),
+            "keep_plan: {kept:?}"
+        );
+        assert_eq!((loaded.version, loaded.plan), (2, None));
+    }
 }
 
 async fn a_save_on_the_loaded_version_lands<S: RoomStore>(store: &S) {

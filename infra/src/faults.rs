@@ -178,6 +178,10 @@ impl<S: RoomStore> RoomStore for FaultyStore<S> {
         self.after_landing(&room.id, 0, fault).await
     }
 
+    async fn keep_plan(&self, id: &str, expected: u64, plan: &[u8]) -> Result<(), StoreError> {
+        self.inner.keep_plan(id, expected, plan).await
+    }
+
     async fn due_rooms(&self, now: Millis, limit: usize) -> Result<Vec<String>, StoreError> {
         self.inner.due_rooms(now, limit).await
     }

@@ -1,7 +1,8 @@
 //! The contract between the request path and the database.
 //!
-//! A store keeps one record per room: the encoded room (opaque bytes), its version, and a few
-//! attributes the store itself needs (the due time for the sweeper, the expiry for TTL). Every
+//! A store keeps one record per room: the encoded room (opaque bytes), its version, a few
+//! attributes the store itself needs (the due time for the sweeper, the expiry for TTL), and
+//! at most one kept plan (a computer player's searched move for the stored version, opaque). Every
 //! write but `create` is conditional on the version the writer loaded: that single condition is
 //! what makes concurrent requests safe without locks or transactions.
 
@@ -46,6 +47,11 @@ pub struct StoredRoom {
     /// What the store's due index held when the room was loaded. Stores that index lazily (to
     /// keep index writes rare) use it to decide whether the index must move; others ignore it.
     pub indexed_due: Option<Millis>,
+    /// The computer player's move kept with this version of the room ([`RoomStore::keep_plan`]),
+    /// opaque to the store: filled by `load` (and `peek`, and the rooms `wait_for_change` and a
+    /// conflict hand back); ignored by `create` and `save_if_version`, which drop any plan kept
+    /// (a new version makes it stale).
+    pub plan: Option<Vec<u8>>,
 }
 
 /// Why a store call failed.
@@ -100,6 +106,17 @@ pub trait RoomStore: ChatStore + Send + Sync + 'static {
         &self,
         room: &StoredRoom,
         expected: u64,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// Keeps `plan` (opaque bytes: a computer player's searched move) with the room, if its
+    /// stored version is still `expected`; otherwise `VersionConflict` (`current: None`), and
+    /// `NotFound` when the room is gone. Neither the version, the body, the due index nor
+    /// presence changes: the plan is read back by `load` until the room's next save drops it.
+    fn keep_plan(
+        &self,
+        id: &str,
+        expected: u64,
+        plan: &[u8],
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
 
     /// Ids of rooms whose due time is at or before `now`, earliest first, at most `limit`.

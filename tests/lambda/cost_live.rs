@@ -65,7 +65,6 @@ use std::time::{Duration, Instant};
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use madang_core::Millis;
-use madang_core::room::{BOT_THINK_MAX_MS, BOT_THINK_MIN_MS};
 use madang_infra::DynamoStore;
 use madang_infra::dynamo::capacity::CapacityReport;
 use madang_tests::Player;
@@ -124,13 +123,19 @@ const API_MB: f64 = 128.0;
 const LIVE_MB: f64 = 128.0;
 const SWEEPER_MB: f64 = 128.0;
 const BOT_MB: f64 = 512.0;
-/// What one computer player's move bills `BotFunction`: it searches, then waits for the move's
-/// due time (the visible think time, 0.8–2 s from the room's last change, 1.4 s on average;
-/// levels 1–3, which these games play, search in well under it), then loads and saves the room
-/// and announces the save (three DynamoDB calls and the posts, as in the region). The emulator's
-/// wall time cannot stand in for it: the dev clock jumps, and the function waits on it.
-const BOT_MOVE_S: f64 = (BOT_THINK_MIN_MS + BOT_THINK_MAX_MS) as f64 / 2.0 / 1000.0
-    + (3.0 * DYNAMODB_CALL_MS + POSTS_MS) / 1000.0;
+/// What one computer player's move bills `BotFunction`, besides its search: it loads the room,
+/// searches, keeps the move with the room as a plan (one conditional write) and returns; the
+/// deadline read (or a sweep) that lands the plan is the `api`'s (or the sweeper's), measured
+/// with it. Two DynamoDB calls, as in the region. (Until 2026-12-06 it waited through the think
+/// time, 1.4 s on average, and then loaded, saved and announced the move: 1.425 s a move.) The
+/// emulator's wall time cannot stand in for the search: debug binaries, and a shared machine.
+const BOT_MOVE_IO_S: f64 = 2.0 * DYNAMODB_CALL_MS / 1000.0;
+/// A 윷놀이 computer player's search at [`BOT_MB`]: about a millisecond of one vCPU at level 3
+/// (DESIGN, "Computer players, as built"), 1,769 / 512 times that.
+const YUT_BOT_SEARCH_S: f64 = 0.0035;
+/// The level-3 9줄 바둑 search at [`BOT_MB`]: BENCHMARKS.md's thread CPU p99, 36 ms of one vCPU,
+/// times 1,769 / 512.
+const BADUK_BOT_SEARCH_S: f64 = 0.124;
 /// The memory sizes `api` is measured at.
 const MEMORIES_MB: [f64; 3] = [128.0, 256.0, 512.0];
 /// The template's alarms (deployed with the recommended Function URL front door) and their
@@ -503,6 +508,8 @@ struct Sim {
     people: usize,
     hiding: Option<Hiding>,
     pace: Millis,
+    /// A computer player's search at [`BOT_MB`] in this game (s).
+    bot_search_s: f64,
     next_sweep: Millis,
     /// The server's clock: its value at `clock_at`.
     clock: Millis,
@@ -561,6 +568,7 @@ impl Sim {
             people: 1,
             hiding,
             pace: 0,
+            bot_search_s: 0.0,
             next_sweep: now + SWEEP_EVERY_MS,
             clock: now,
             clock_at: Instant::now(),
@@ -585,6 +593,9 @@ impl Sim {
 
     /// Moves the functions' clock to `at` (not counted: test machinery).
     async fn advance_to(&mut self, at: Millis) {
+        // As in the region, where a search ends long before the think time does: the bot
+        // function has kept its move as a plan (or found none to make) before the clock moves.
+        self.stack.bots_done().await;
         let now = self.now();
         if at > now {
             self.clock = dev_clock(&self.stack, at - now).await;
@@ -1105,6 +1116,7 @@ impl Sim {
             actions: self.actions,
             bot_invocations,
             bot_moves,
+            bot_move_s: self.bot_search_s + BOT_MOVE_IO_S,
             apps: self.apps.len() as u64,
             by_step: self.spent.clone(),
             total,
@@ -1196,6 +1208,8 @@ struct Figures {
     /// were neither a person's action nor a join; at most one over: the game's end).
     bot_invocations: u64,
     bot_moves: u64,
+    /// What one of those moves bills `BotFunction` (s): its search and [`BOT_MOVE_IO_S`].
+    bot_move_s: f64,
     apps: u64,
     by_step: BTreeMap<Step, Spent>,
     total: Spent,
@@ -1232,9 +1246,9 @@ impl Figures {
     fn lambda_requests(&self) -> f64 {
         self.requests() as f64 * P_LAMBDA_REQ
     }
-    /// `BotFunction`'s GB-s ([`BOT_MOVE_S`] a move at [`BOT_MB`]).
+    /// `BotFunction`'s GB-s ([`Figures::bot_move_s`] a move at [`BOT_MB`]).
     fn bot_gbs(&self) -> f64 {
-        self.bot_moves as f64 * BOT_MOVE_S * BOT_MB / 1024.0
+        self.bot_moves as f64 * self.bot_move_s * BOT_MB / 1024.0
     }
     /// Lambda GB-s with `api` at `api_mb`, I/O in the region (sweeps apart: [`sweeper_month`]).
     fn gbs(&self, api_mb: f64) -> f64 {
@@ -1294,6 +1308,7 @@ impl Figures {
 async fn yut_game(people: usize, bots: &[u8], max_actions: u64, hiding: Option<Hiding>) -> Figures {
     let mut sim = Sim::new("cost-yut", hiding).await;
     sim.pace = YUT_PACE_MS;
+    sim.bot_search_s = YUT_BOT_SEARCH_S;
     sim.create("yut", json!({}), people, bots).await;
     sim.act(0, json!({"type": "start"})).await;
     for _ in 0..20_000 {
@@ -1345,6 +1360,7 @@ async fn baduk_game(moves: usize, hiding: Option<Hiding>) -> Figures {
 async fn baduk_bot_game(hiding: Option<Hiding>) -> Figures {
     let mut sim = Sim::new("cost-baduk-bot", hiding).await;
     sim.pace = BADUK_PACE_MS;
+    sim.bot_search_s = BADUK_BOT_SEARCH_S;
     let options = json!({"boardSize": 9, "colorAssignment": "hostWhite"});
     sim.create("baduk", options, 1, &[3]).await;
     sim.act(0, json!({"type": "start"})).await;
@@ -1722,13 +1738,14 @@ fn month_rows(month: &Month) -> String {
     .unwrap();
     writeln!(
         out,
-        "\n(Requests: {:.2} M Lambda invocations, {:.2} M messages, {:.2} M connection-minutes, {:.0} GB-s at `api` {API_MB:.0} MB, of them {:.0} GB-s of `BotFunction` at {BOT_MB:.0} MB ({:.0} computer players' moves, {BOT_MOVE_S:.3} s each); the sweeper {:.0} runs at {SWEEPER_MB:.0} MB. Free tier: AWS's always-free allowances — Lambda's 1 M requests and 400,000 GB-s, DynamoDB's 25 provisioned read and write units (not an on-demand table's requests), CloudWatch's 10 metrics, 10 alarm metrics, 3 dashboards and 5 GB of logs; not the first year's WebSocket allowance.)",
+        "\n(Requests: {:.2} M Lambda invocations, {:.2} M messages, {:.2} M connection-minutes, {:.0} GB-s at `api` {API_MB:.0} MB, of them {:.0} GB-s of `BotFunction` at {BOT_MB:.0} MB ({:.0} computer players' moves, {:.3} s each: a load, the search, the plan kept); the sweeper {:.0} runs at {SWEEPER_MB:.0} MB. Free tier: AWS's always-free allowances — Lambda's 1 M requests and 400,000 GB-s, DynamoDB's 25 provisioned read and write units (not an on-demand table's requests), CloudWatch's 10 metrics, 10 alarm metrics, 3 dashboards and 5 GB of logs; not the first year's WebSocket allowance.)",
         (requests + SWEEPS_A_MONTH) / 1e6,
         messages / 1e6,
         conn_minutes / 1e6,
         gbs + sweep_gbs,
         month.sum(Figures::bot_gbs),
         month.sum(|f| f.bot_moves as f64),
+        month.sum(Figures::bot_gbs) / month.sum(|f| f.bot_moves as f64).max(1.0) * 1024.0 / BOT_MB,
         SWEEPS_A_MONTH
     )
     .unwrap();

@@ -79,7 +79,8 @@ async fn a_slow_game_pushes_through_lambda_your_turn_from_the_api_and_the_bot_ti
     assert_eq!(over[2]["payload"]["body"], "흑 시간승");
     let over = service.wait_for("black", 1).await;
     assert_eq!(over[0]["payload"]["type"], "gameOver");
-    // Against a computer player: its move, made by the bot function, pushes the person's turn.
+    // Against a computer player: its move, searched by the bot function, pushes the person's
+    // turn.
     let (bot_room, human) = app
         .create(
             "baduk",
@@ -104,8 +105,13 @@ async fn a_slow_game_pushes_through_lambda_your_turn_from_the_api_and_the_bot_ti
     let moved = app
         .act_ok(&bot_room, &human, json!({"type": "place", "x": 2, "y": 2}))
         .await;
-    // The person is away a minute (on the dev clock) before the move lands (≥ 0.8 s of think).
+    // The bot function keeps its move as the room's plan (≥ 0.8 s of think ahead) and returns;
+    // the person is away a minute (on the dev clock), so nobody reads the room at the move's
+    // deadline: the sweeper lands the plan, and its save pushes the person's turn.
+    stack.bots_done().await;
     app.advance_clock(60_000).await;
+    let report = stack.sweep().await;
+    assert_eq!(report["timeoutsFired"], 1, "{report}");
     let got = service.wait_for("human", 1).await;
     assert_eq!(got[0]["payload"]["type"], "yourTurn", "{}", got[0]);
     assert_eq!(got[0]["payload"]["roomId"], bot_room.as_str());

@@ -191,6 +191,14 @@ impl AnyBotChoice {
             AnyBotChoice::Baduk(c) => c.turn(),
         }
     }
+
+    /// [`BotChoice::plan`]: the choice as a plan to keep with the room.
+    pub fn plan(&self, took_us: u64) -> Vec<u8> {
+        match self {
+            AnyBotChoice::Yut(c) => c.plan(took_us),
+            AnyBotChoice::Baduk(c) => c.plan(took_us),
+        }
+    }
 }
 
 impl AnyRoom {

@@ -9,6 +9,14 @@
 //! thinker per room makes it ([`Room::play_out`](super::Room::play_out)) and saves it through the
 //! one conditional save. The choice is a pure function of the stored room, its generator
 //! included, so a search redone after a lost race chooses the same move, and only one save lands.
+//!
+//! A thinker that would rather not wait for the move's due time keeps its choice with the room
+//! as a **plan** ([`BotChoice::plan`], opaque bytes the store keeps beside the room for that
+//! version) and leaves. The plan then lands as a person's timeout does, in the catch-up of
+//! whatever loads the room once it is due ([`Room::catch_up_planned`]): never searched there,
+//! only played, and only while its turn is still the room's next one.
+
+use serde::{Deserialize, Serialize};
 
 use super::{
     BotTurn, CaughtUp, Fired, LobbyEvent, Member, Presence, Room, RoomError, RoomEvent, TokenHash,
@@ -49,6 +57,48 @@ impl<G: Game> BotChoice<G> {
     pub fn turn(&self) -> &BotTurn {
         &self.turn
     }
+
+    /// The choice as a kept plan: opaque bytes (JSON) to keep with the room at the turn's
+    /// version, read back by [`Room::kept_plan`]. `took_us` (how long the search took, µs) rides
+    /// along for the metrics of whoever lands it.
+    pub fn plan(&self, took_us: u64) -> Vec<u8> {
+        let form = PlanForm {
+            v: self.turn.version,
+            at: self.turn.at,
+            p: self.turn.player.clone(),
+            l: self.turn.level,
+            a: self.action.as_ref().ok().cloned(),
+            w: u64::try_from(self.rng.word_pos()).unwrap_or(u64::MAX),
+            t: took_us,
+        };
+        // Plain data into a Vec: cannot fail; an empty plan would be refused when read.
+        serde_json::to_vec(&form).unwrap_or_default()
+    }
+}
+
+/// A kept plan's stored form ([`BotChoice::plan`]): the turn, the action (`None`: the engine
+/// failed, and the fallback is played), the generator's position after the choice drew from
+/// it, and the search time.
+#[derive(Serialize, Deserialize)]
+struct PlanForm<A> {
+    v: u64,
+    at: Millis,
+    p: PlayerId,
+    l: u8,
+    a: Option<A>,
+    w: u64,
+    t: u64,
+}
+
+/// A kept plan played by a catch-up ([`Room::catch_up_planned`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlanLanded {
+    /// The computer player's level.
+    pub level: u8,
+    /// The engine had failed (or the rules refused its move) and the fallback was played.
+    pub fallback: bool,
+    /// How long its search took, µs (as the thinker that kept it measured).
+    pub took_us: u64,
 }
 
 /// The name of the next computer player in a room whose seats are named `taken`: 컴퓨터 1,
@@ -181,6 +231,72 @@ impl<G: Game> Room<G> {
             },
             events,
         })
+    }
+
+    /// A plan kept with the room ([`BotChoice::plan`]) read back as the choice it was, with its
+    /// search time (µs), if it is one and was made for the room's version (`None` otherwise: a
+    /// stale or unreadable plan is no plan). Whether its turn is still the room's next one is
+    /// [`Room::play_choice`]'s to check.
+    pub fn kept_plan(&self, plan: &[u8]) -> Option<(BotChoice<G>, u64)> {
+        let form: PlanForm<G::Action> = serde_json::from_slice(plan).ok()?;
+        if form.v != self.version {
+            return None;
+        }
+        let mut rng = self.rng.clone();
+        rng.set_word_pos(u128::from(form.w));
+        let choice = BotChoice {
+            turn: BotTurn {
+                player: form.p,
+                level: form.l,
+                at: form.at,
+                version: form.v,
+            },
+            action: form
+                .a
+                .ok_or_else(|| BotError("the engine failed when the plan was made".into())),
+            rng,
+        };
+        Some((choice, form.t))
+    }
+
+    /// When the kept `plan` is due, if it is one for the room's next timeout (a computer
+    /// player's move, at this version): what a catch-up at that time or later plays.
+    pub fn plan_due(&self, plan: &[u8], presence: &Presence) -> Option<Millis> {
+        let (choice, _) = self.kept_plan(plan)?;
+        (self.bot_turn(presence).as_ref() == Some(&choice.turn)).then_some(choice.turn.at)
+    }
+
+    /// A request's catch-up ([`Room::catch_up`]) that also plays the kept `plan`, if there is
+    /// one for the room's next timeout and it is due at `now`: the persons' timeouts due before
+    /// it, the planned move (its choice as searched, never a search here), then whatever fell
+    /// due behind it. Returns the events, and the plan if it landed.
+    pub fn catch_up_planned(
+        &mut self,
+        now: Millis,
+        presence: &Presence,
+        plan: Option<&[u8]>,
+    ) -> (Vec<G::Event>, Option<PlanLanded>) {
+        let mut events = self.catch_up(now, presence);
+        let Some((choice, took_us)) = plan.and_then(|plan| self.kept_plan(plan)) else {
+            return (events, None);
+        };
+        if choice.turn.at > now {
+            return (events, None);
+        }
+        let Some(mut step) = self.play_choice(choice, presence) else {
+            return (events, None);
+        };
+        events.append(&mut step.events);
+        let landed = match step.fired {
+            Fired::Bot { level, fallback } => Some(PlanLanded {
+                level,
+                fallback,
+                took_us,
+            }),
+            Fired::Timeout => None,
+        };
+        events.append(&mut self.catch_up(now, presence));
+        (events, landed)
     }
 
     /// The host fills the next empty seat with a computer player of `level` (one of

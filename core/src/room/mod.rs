@@ -31,7 +31,7 @@ use sha2::{Digest, Sha256};
 pub use any::{AnyBotChoice, AnyRoom, DecodeError, FORMAT, GameKind, OLDEST_FORMAT};
 pub(crate) use any::{reading_before, since_format_5, since_format_6};
 use bot::Due;
-pub use bot::{BOT_THINK_MAX_MS, BOT_THINK_MIN_MS, BotChoice, bot_name};
+pub use bot::{BOT_THINK_MAX_MS, BOT_THINK_MIN_MS, BotChoice, PlanLanded, bot_name};
 pub use error::{ErrorKind, RoomError};
 pub use ledger::{ANSWERS_PER_PLAYER, Answer, Ledger, RECENT_REQUESTS, RequestId};
 pub use lobby::{LobbyAction, LobbyEvent, MAX_BARRED, RoomAction, RoomEvent, bar_of};

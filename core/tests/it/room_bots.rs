@@ -223,3 +223,86 @@ fn a_game_whose_people_all_left_plays_itself_out_at_once() {
     room.play_out(200, &Presence::new());
     assert_eq!(room.status(), Status::Finished);
 }
+
+/// A kept plan (the bot function's choice, kept with the room as bytes) plays exactly as the
+/// search would have, only once due and only on the version it was made for; a catch-up never
+/// searches. Also for a 바둑 search, whose generator draws are replayed from the plan.
+#[test]
+fn a_kept_plan_lands_in_a_catch_up_once_due_on_its_version_only_as_the_search_would_have() {
+    let (mut room, host) = lobby(YutOptions::default());
+    add_bot(&mut room, &host, Some(3));
+    room.act(&host, RoomAction::Lobby(LobbyAction::Start), 100)
+        .unwrap();
+    let presence: Presence = [(host.clone(), 100)].into();
+    let mut planned = 0;
+    let mut now = 100;
+    while room.status() == Status::Playing && planned < 30 {
+        let state = room.game.as_ref().unwrap();
+        if state.current_player() == Some(&host) {
+            let action = Yut::on_timeout(state, &host, now).unwrap();
+            room.act(&host, RoomAction::Game(action), now).unwrap();
+            continue;
+        }
+        let turn = room.bot_turn(&presence).expect("a bot's move comes next");
+        let plan = room.choose(&turn).unwrap().plan(1_234);
+        assert_eq!(room.plan_due(&plan, &presence), Some(turn.at));
+        // Before its due time a catch-up leaves it.
+        let mut early = room.clone();
+        let (events, landed) = early.catch_up_planned(turn.at - 1, &presence, Some(&plan));
+        assert!(events.is_empty() && landed.is_none());
+        assert_eq!(early, room);
+        // At it, the plan plays exactly what the search plays.
+        now = turn.at;
+        let mut searched = room.clone();
+        searched.play_out(now, &presence);
+        let mut kept = room.clone();
+        let (_, landed) = kept.catch_up_planned(now, &presence, Some(&plan));
+        assert_eq!(landed.map(|l| (l.level, l.took_us)), Some((3, 1_234)));
+        assert_eq!(kept, searched, "the plan plays the searched move");
+        assert_eq!(kept.version, room.version + 1);
+        // On the next version the same plan is stale: nothing.
+        assert_eq!(kept.plan_due(&plan, &presence), None);
+        let mut again = kept.clone();
+        let (_, landed) = again.catch_up_planned(now + 10_000, &presence, Some(&plan));
+        assert!(landed.is_none(), "a stale plan never lands");
+        // Garbage is no plan either.
+        assert!(room.kept_plan(b"not a plan").is_none());
+        room = kept;
+        planned += 1;
+    }
+    assert_eq!(planned, 30);
+}
+
+#[test]
+fn a_kept_baduk_plan_replays_the_engines_generator_draws() {
+    use madang_core::baduk::{Baduk, BadukOptions};
+    let options: BadukOptions =
+        serde_json::from_value(serde_json::json!({"boardSize": 9, "colorAssignment": "hostWhite"}))
+            .unwrap();
+    let (mut room, host) = Room::<Baduk>::create(
+        "room-baduk-plan".into(),
+        "방장".into(),
+        TokenHash::of("t0"),
+        options,
+        GameRng::seed_from_u64(7),
+        0,
+    )
+    .unwrap();
+    room.act(
+        &host,
+        RoomAction::Lobby(LobbyAction::AddBot { level: Some(2) }),
+        10,
+    )
+    .unwrap();
+    room.act(&host, RoomAction::Lobby(LobbyAction::Start), 100)
+        .unwrap();
+    let presence: Presence = [(host.clone(), 100)].into();
+    let turn = room.bot_turn(&presence).expect("the bot plays black first");
+    let plan = room.choose(&turn).unwrap().plan(0);
+    let mut searched = room.clone();
+    searched.play_out(turn.at, &presence);
+    let mut kept = room.clone();
+    let (_, landed) = kept.catch_up_planned(turn.at, &presence, Some(&plan));
+    assert!(landed.is_some_and(|l| !l.fallback));
+    assert_eq!(kept, searched);
+}

@@ -3,11 +3,17 @@
 //! `{"roomId": R}` ([`madang_functions::thinker::lambda`]); with `{"roomId": R, "review": true}`
 //! it computes and keeps the room's 바둑 review instead (`GET /rooms/{id}/review`).
 //!
-//! It runs the local thinker's loop for that room: search the move that comes next, wait for
-//! its due time (the search overlaps the visible think time), save it through the one save
-//! path, and look again, until no computer player has a move to make or the invocation's time
-//! is nearly up (then the sweeper's backstop invokes it again). Its memory is sized for the
-//! engine (docs/cost.md), not the `api` function's.
+//! It searches the move that comes next in that room and, rather than wait for its due time
+//! (the visible think time, 0.8–2 s, which Lambda would bill at this function's memory), keeps
+//! the choice with the room as its plan for that version and returns
+//! ([`madang_functions::service::bots::keep`]). The plan lands like a person's timeout: in the
+//! catch-up of whatever loads the room once it is due — a client's read at its `deadlineAt`, a
+//! long-poll, an action, or the sweeper — through the one save path, and that save invokes
+//! this function again for the move after it. A move already due when its search ends (a long
+//! 19줄 search, a game nobody watches) is saved here at once, and the loop looks again, until
+//! no computer player has a move to make, the move is kept, or the invocation's time is nearly
+//! up (then the sweeper's backstop invokes it again). Its memory is sized for the engine
+//! (docs/cost.md), not the `api` function's.
 //!
 //! Configuration (set by `template.yaml`): `MADANG_TABLE`, `MADANG_CHAT_TABLE`,
 //! `MADANG_LIVE_ENDPOINT` (its moves are announced like any save), `MADANG_PUSH=on` (the
@@ -24,7 +30,7 @@ use madang_functions::App;
 use madang_functions::api::ids::RoomId;
 use madang_functions::live::aws::LiveStore;
 use madang_functions::metrics;
-use madang_functions::service::bots::{land, search};
+use madang_functions::service::bots::{Kept, keep, land, search};
 use madang_functions::telemetry::{self, LogFormat};
 use madang_functions::thinker::NoThinker;
 use madang_functions::thinker::lambda::BotEvent;
@@ -33,6 +39,11 @@ use madang_infra::dynamo::{self, DynamoStore};
 /// Time kept in hand at the end of an invocation: a move is not started unless its search, its
 /// wait and its save fit before the function's timeout.
 const RESERVE: Duration = Duration::from_secs(10);
+
+/// A move due sooner than this after its search is saved here (after a wait of at most this
+/// long) rather than kept as a plan: a reader at `deadlineAt` must find the plan kept, so a
+/// plan is only kept well ahead of its due time.
+const KEEP_AHEAD_MS: u64 = 250;
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_runtime::Error> {
@@ -70,22 +81,31 @@ async fn main() -> Result<(), lambda_runtime::Error> {
                 metrics::flush();
                 return Ok(serde_json::json!({ "reviewed": reviewed }));
             }
-            let moves = play(&app, id.as_str(), deadline).await?;
+            let played = play(&app, id.as_str(), deadline).await?;
             metrics::flush();
-            Ok::<_, lambda_runtime::Error>(serde_json::json!({ "moves": moves }))
+            Ok::<_, lambda_runtime::Error>(serde_json::to_value(played)?)
         }
     }))
     .await
 }
 
-/// Makes the room's computer players' moves until none is due soon or time runs short; how
-/// many landed.
+/// What one invocation did.
+#[derive(Debug, Default, serde::Serialize)]
+struct Played {
+    /// Moves saved here (they were due when their search ended).
+    moves: u32,
+    /// A move kept as the room's plan (`true`: the invocation ended with it).
+    kept: bool,
+}
+
+/// Makes the room's computer players' moves that are due by the end of their search, until the
+/// next one is kept as a plan, none is left to make, or time runs short.
 async fn play(
     app: &App<LiveStore>,
     id: &str,
     deadline_ms: u64,
-) -> Result<u32, lambda_runtime::Error> {
-    let mut landed = 0;
+) -> Result<Played, lambda_runtime::Error> {
+    let mut played = Played::default();
     let wall = || {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -97,20 +117,28 @@ async fn play(
         let Some(searched) = Box::pin(search(&*app.store, app.clock.now(), id, None)).await? else {
             break;
         };
-        // Wait for the move's due time: it shows as `deadlineAt`, and lands then, not before.
-        let wait = Duration::from_millis(searched.due_at().saturating_sub(app.clock.now()));
-        if wait + RESERVE > time_left() {
-            break;
+        // Not worth waiting for (billed at this function's memory): keep it with the room, and
+        // a catch-up after its `deadlineAt` lands it.
+        let ahead = searched.due_at().saturating_sub(app.clock.now());
+        if ahead >= KEEP_AHEAD_MS {
+            match keep(&*app.store, id, &searched).await? {
+                Kept::Kept => {
+                    played.kept = true;
+                    break;
+                }
+                // The room moved on during the search: look at it again.
+                Kept::Stale => continue,
+            }
         }
-        until(app, searched.due_at(), wait).await?;
+        until(app, searched.due_at(), Duration::from_millis(ahead)).await?;
         let clock = || app.clock.now();
         // Boxed: the save path's future is deep (see the sweeper).
         let push = app.push.get();
         if Box::pin(land(&*app.store, push.as_deref(), &clock, id, searched)).await? {
-            landed += 1;
+            played.moves += 1;
         }
     }
-    Ok(landed)
+    Ok(played)
 }
 
 /// Waits until the server's clock reaches `at` (`wait` from now by this environment's clock).

@@ -211,6 +211,10 @@ impl RoomStore for LiveStore {
         self.store.save_if_version(room, expected).await
     }
 
+    async fn keep_plan(&self, id: &str, expected: u64, plan: &[u8]) -> Result<(), StoreError> {
+        self.store.keep_plan(id, expected, plan).await
+    }
+
     async fn due_rooms(&self, now: Millis, limit: usize) -> Result<Vec<String>, StoreError> {
         self.store.due_rooms(now, limit).await
     }

@@ -10,12 +10,16 @@
 //! 1. [`search`]: load the room, catch up the persons' timeouts as a request would, and if a
 //!    computer player's move comes next, search it on a blocking thread ([`Room::choose`](madang_core::room::Room::choose)).
 //!    The search starts as soon as the move is known, so it overlaps the visible think time;
-//! 2. wait until the move is due (its `deadlineAt`);
+//! 2. wait until the move is due (its `deadlineAt`) — or, on AWS, where the wait would be
+//!    billed, [`keep`] the choice with the room as a plan for that version instead and stop;
 //! 3. [`land`]: play the choice through [`transact`], only if its turn is still the room's next
 //!    one (same player, level, due time and version: [`Room::play_choice`](madang_core::room::Room::play_choice)). If anyone's change
 //!    landed meanwhile, the choice is dropped and the next round searches the fresh room. The
 //!    choice is a pure function of the room at that version, so nothing is ever applied twice or
-//!    on a position it was not made for.
+//!    on a position it was not made for. A kept plan lands the same way, in the catch-up of
+//!    whatever loads the room once it is due (a reader at its `deadlineAt`, a long-poll, an
+//!    action, the sweeper: [`Loaded::catch_up`](super::save::Loaded::catch_up)); of racing
+//!    loaders, one conditional save wins and the others find the room moved on.
 //!
 //! Moves are timed with the process's monotonic clock (`core` has none) and recorded as
 //! metrics only once the save that carries them has landed (`BotMoves::landed`), so
@@ -23,7 +27,7 @@
 
 use std::time::{Duration, Instant};
 
-use madang_core::room::{AnyBotChoice, Fired, MAX_TIMEOUTS_PER_CATCH_UP};
+use madang_core::room::{AnyBotChoice, Fired, MAX_TIMEOUTS_PER_CATCH_UP, PlanLanded};
 use madang_core::{Millis, with_room};
 use madang_infra::{RoomStore, StoreError};
 use tokio::sync::Semaphore;
@@ -80,8 +84,9 @@ impl Searched {
 }
 
 /// Searches the computer players' moves that come next in room `id`, if any do (`None`: none
-/// does, or the room is gone). The search runs on a blocking thread, holding one of `threads`'
-/// permits while it runs when given, never on the async runtime.
+/// does, the room is gone, or the move that comes next is kept as a plan already: it was
+/// searched once, and a catch-up lands it). The search runs on a blocking thread, holding one
+/// of `threads`' permits while it runs when given, never on the async runtime.
 pub async fn search<S: RoomStore>(
     store: &S,
     now: Millis,
@@ -96,9 +101,21 @@ pub async fn search<S: RoomStore>(
     let mut loaded = Loaded::from_stored(stored).map_err(|e| ApiError::Internal(Box::new(e)))?;
     // As a request would: the persons' timeouts due before the move fire first.
     loaded.catch_up(now)?;
+    // A kept plan was due (an invocation delivered late, with nobody reading): it is not this
+    // copy's to save. Whoever saves the room next lands it — a reader, the sweeper — and that
+    // save asks for the next search; searching past it here would only find its plan stale.
+    if loaded.played_plan() {
+        tracing::debug!(room = %crate::api::ids::digest_of(id), "a kept plan is due; its lander searches on");
+        return Ok(None);
+    }
     let Some(first) = loaded.bot_turn() else {
         return Ok(None);
     };
+    // Searched once already (a second invocation for the same move): not again.
+    if loaded.planned_at().is_some() {
+        tracing::debug!(room = %crate::api::ids::digest_of(id), "the move is kept as a plan already");
+        return Ok(None);
+    }
     // Bounded: at most `MADANG_BOT_THREADS` searches at once in this process; the others wait
     // here, on the runtime, without holding a thread.
     let _permit = match threads {
@@ -154,6 +171,62 @@ pub async fn search<S: RoomStore>(
     .await
     .map_err(|e| ApiError::Internal(Box::new(e)))?;
     Ok(searched)
+}
+
+/// What [`keep`] did with a searched move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kept {
+    /// Kept with the room at the version it was searched for: a catch-up lands it when due.
+    Kept,
+    /// The room moved on (or is gone) since the search: the choice is stale, dropped.
+    Stale,
+}
+
+/// Keeps the first searched move with the room as its plan (conditional on the version it was
+/// searched for; [`RoomStore::keep_plan`]), instead of waiting for its due time here: the
+/// catch-up of whatever loads the room after `deadlineAt` plays it ([`Loaded::catch_up`]),
+/// through the one save path. Only the first: the moves behind it follow from the room that
+/// move makes, and are searched when its save cues the thinker again.
+///
+/// [`Loaded::catch_up`]: super::save::Loaded::catch_up
+pub async fn keep<S: RoomStore>(
+    store: &S,
+    id: &str,
+    searched: &Searched,
+) -> Result<Kept, ApiError> {
+    let (Some(choice), Some(took)) = (searched.choices.first(), searched.took.first()) else {
+        return Ok(Kept::Stale);
+    };
+    let plan = choice.plan(u64::try_from(took.as_micros()).unwrap_or(u64::MAX));
+    match store.keep_plan(id, choice.turn().version, &plan).await {
+        Ok(()) => {
+            tracing::debug!(
+                room = %crate::api::ids::digest_of(id),
+                version = choice.turn().version,
+                due = choice.turn().at,
+                "kept a computer player's move as the room's plan"
+            );
+            Ok(Kept::Kept)
+        }
+        Err(StoreError::VersionConflict { .. } | StoreError::NotFound) => Ok(Kept::Stale),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A kept plan landed with the save of whoever loaded the room after it was due: recorded as
+/// [`land`] records a move (`BotMoves`, its search time, an engine failure's metric and log).
+pub(super) fn landed_plan(id: &str, planned: PlanLanded) {
+    if planned.fallback {
+        tracing::warn!(
+            room = %crate::api::ids::digest_of(id),
+            "a computer player's engine failed; it played the fallback (바둑: resigned)"
+        );
+    }
+    BotMoves(vec![BotMove {
+        took: Duration::from_micros(planned.took_us),
+        fallback: planned.fallback,
+    }])
+    .landed();
 }
 
 /// Plays searched moves through the one save path, each only if its turn is still the room's

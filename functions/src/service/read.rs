@@ -113,8 +113,9 @@ async fn unchanged<S: RoomStore>(
             return Ok(None);
         }
     }
-    // A person's timeout due: the full read fires it. (A computer player's move is not the
-    // read's to make; its save will be a new version.)
+    // A person's timeout due, or a computer player's move kept as a plan: the full read fires
+    // it. (A computer player's move with no plan kept is not the read's to make; its save will
+    // be a new version.)
     if loaded.fires_at().is_some_and(|due| due <= now) {
         return Ok(None);
     }
@@ -176,10 +177,11 @@ pub async fn read<S: RoomStore>(
             });
         }
         // Wake for a save, or for the room's own next timeout, whichever comes first. A
-        // computer player's move is a save (the thinker's), never the reader's to fire, so a
-        // move that is due, or overdue, only waits for the save.
+        // computer player's move is never the reader's to search: it wakes at the move's due
+        // time to play the plan the bot function kept, and a move due with no plan kept only
+        // waits for the save.
         let due_in = loaded
-            .fires_at()
+            .wakes_at(now)
             .map(|due: Millis| Duration::from_millis(due.saturating_sub(now) + 1));
         let nap = due_in.map_or(remaining, |d| d.min(remaining));
         fetched = app.store.wait_for_change(id, since, nap).await?;

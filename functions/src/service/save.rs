@@ -16,7 +16,7 @@
 //! answer; not found, it did not land and the work is done again. So an action lands exactly
 //! once, whatever the network between the server and the store does.
 
-use madang_core::room::{AnyRoom, BotTurn, DecodeError, Presence, RequestId};
+use madang_core::room::{AnyRoom, BotTurn, DecodeError, PlanLanded, Presence, RequestId};
 use madang_core::{Millis, PlayerId, with_room};
 use madang_infra::{RoomStore, StoreError, StoredRoom, Tell};
 
@@ -57,6 +57,11 @@ pub struct Loaded {
     /// As loaded, before any catch-up or work: the people the game awaited, and whether it was
     /// over (what Web Push compares the saved room with, [`crate::push::notices`]).
     pub at_load: AtLoad,
+    /// The computer player's move kept with the loaded version by the bot function
+    /// ([`super::bots::keep`]), as stored: played by [`Loaded::catch_up`] once due.
+    plan: Option<Vec<u8>>,
+    /// The kept plan the last [`Loaded::catch_up`] played, to be recorded once its save lands.
+    planned: Option<PlanLanded>,
 }
 
 /// What a room awaited when it was loaded (see [`Loaded::at_load`]).
@@ -98,6 +103,8 @@ impl Loaded {
             overdue_since: None,
             actor: None,
             at_load,
+            plan: stored.plan,
+            planned: None,
         })
     }
 
@@ -117,6 +124,8 @@ impl Loaded {
                 awaited: Vec::new(),
                 over: true,
             },
+            plan: None,
+            planned: None,
         }
     }
 
@@ -139,12 +148,24 @@ impl Loaded {
         self.actor = Some(player.clone());
     }
 
-    /// Fires every person's timeout due at `now` (never a computer player's move: that is the
-    /// thinker's, [`super::bots`]); returns their events, rendered (each timeout a new version).
+    /// Fires every person's timeout due at `now`, and a computer player's move only if the bot
+    /// function kept it with this version as a plan and it is due (never a search: that is the
+    /// thinker's, [`super::bots`]); returns their events, rendered (each one a new version).
     pub fn catch_up(&mut self, now: Millis) -> Result<Events, ApiError> {
         self.overdue_since = self.due_at().filter(|due| *due <= now);
+        self.planned = None;
         let presence = &self.presence;
-        with_room!(&mut self.room, r => rendered(&r.catch_up(now, presence)))
+        let plan = self.plan.as_deref();
+        let (events, landed) = with_room!(&mut self.room, r => {
+            let (events, landed) = r.catch_up_planned(now, presence, plan);
+            (rendered(&events)?, landed)
+        });
+        if landed.is_some() {
+            // Played: stale for the new version (the save drops it from the store too).
+            self.plan = None;
+            self.planned = landed;
+        }
+        Ok(events)
     }
 
     /// The computer player's move that comes next in the room, due or not.
@@ -152,11 +173,36 @@ impl Loaded {
         with_room!(&self.room, r => r.bot_turn(&self.presence))
     }
 
+    /// Whether the last [`Loaded::catch_up`] played a kept plan (the room's save lands it).
+    pub fn played_plan(&self) -> bool {
+        self.planned.is_some()
+    }
+
+    /// When the move the bot function kept as a plan is due, if one is kept for the room's next
+    /// timeout (a catch-up then plays it).
+    pub fn planned_at(&self) -> Option<Millis> {
+        let plan = self.plan.as_deref()?;
+        with_room!(&self.room, r => r.plan_due(plan, &self.presence))
+    }
+
     /// When a request's catch-up would next fire something: the next timeout, unless it is a
-    /// computer player's move (which the thinker makes; a reader waits for its save instead).
+    /// computer player's move not kept as a plan yet (which the thinker makes; a reader waits
+    /// for its save or its plan instead).
     pub fn fires_at(&self) -> Option<Millis> {
         match self.bot_turn() {
-            Some(_) => None,
+            Some(_) => self.planned_at(),
+            None => self.due_at(),
+        }
+    }
+
+    /// When a long-poll should look at the room again by itself: when its catch-up would fire
+    /// something ([`Loaded::fires_at`]), or when a computer player's move still to be planned
+    /// falls due (its plan is kept by then, as a rule: the bot function keeps it well before).
+    pub fn wakes_at(&self, now: Millis) -> Option<Millis> {
+        match self.bot_turn() {
+            Some(turn) => self
+                .planned_at()
+                .or_else(|| (turn.at > now).then_some(turn.at)),
             None => self.due_at(),
         }
     }
@@ -228,6 +274,8 @@ impl Loaded {
                 .map(|(p, at)| (p.as_str().to_owned(), *at)),
             departed,
             indexed_due: self.indexed_due,
+            // A save drops the plan kept for the version it replaces.
+            plan: None,
         }
     }
 
@@ -346,6 +394,9 @@ where
         match saved {
             Ok(()) => {
                 metrics::record(Metric::ActionsApplied(added));
+                if let Some(planned) = loaded.planned.take() {
+                    super::bots::landed_plan(&id, planned);
+                }
                 loaded.loaded_version = loaded.room.version();
                 loaded.indexed_due = stored.due.or(loaded.indexed_due);
                 loaded.new = false;

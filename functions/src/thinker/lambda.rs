@@ -4,12 +4,16 @@
 //! The `api` function's thinker ([`LambdaThinker`]) invokes the bot function asynchronously
 //! (`InvocationType: Event`: queued by Lambda, never awaited) with `{"roomId": R}` when its own
 //! save has made a computer player's move due. One save makes one move due, so a move is
-//! searched once, however many read the room meanwhile: readers and long-polls only wait for
-//! the move's save. A reader that finds a move long overdue ([`BACKSTOP_AFTER_MS`]: the
+//! searched once, however many read the room meanwhile. The function keeps its choice with the
+//! room as a plan and returns at once, not billed for the think time; readers, long-polls,
+//! actions and the sweeper that load the room after the move's `deadlineAt` play that plan in
+//! their catch-up (never a search), and the save that lands it invokes the function again if
+//! another computer player's move comes next. A reader that finds a move long overdue ([`BACKSTOP_AFTER_MS`]: the
 //! invocation was lost, or the function failed) invokes it again, at most once per room and
-//! period in each execution environment; the sweeper does the same every minute. A second
-//! invocation for a move already made finds nothing to do, and two that race search the same
-//! pure choice, of which one save lands.
+//! period in each execution environment; the sweeper does the same every minute (and lands an
+//! overdue plan itself). A second invocation for a move already made or already kept finds
+//! nothing to do, and two that race search the same pure choice, of which one plan (the same
+//! bytes) or one save lands.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

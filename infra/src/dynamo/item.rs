@@ -13,6 +13,7 @@
 //! | `d` | N | due time in epoch ms — only while indexed |
 //! | `s` | S | due-index shard, `"0"`..`"7"` — only while indexed |
 //! | `w` | N | write stamp: a random number set by every create and save |
+//! | `k` | B | a computer player's move kept for this version (`keep_plan`); every save removes it |
 //!
 //! `d` and `s` are the key of the sparse global secondary index [`DUE_INDEX`]: an item without
 //! them is not in the index at all, so rooms with nothing to sweep cost no index storage or writes.
@@ -42,6 +43,8 @@ pub const PRESENCE: &str = "p";
 pub const DUE: &str = "d";
 /// Due-index shard, the hash key of the due index.
 pub const SHARD: &str = "s";
+/// A computer player's move kept for the stored version (opaque; `keep_plan`).
+pub const PLAN: &str = "k";
 
 /// Write stamp: a random number each create and save sets, so that a write whose answer was lost
 /// (the SDK retried it, and the retry failed its own condition) can recognise itself — and tell
@@ -135,6 +138,11 @@ pub fn from_item(mut item: Item) -> Result<StoredRoom, StoreError> {
         other => return Err(corrupt(PRESENCE, other)),
     };
     let due = optional_number(&item, DUE)?;
+    let plan = match item.remove(PLAN) {
+        Some(AttributeValue::B(plan)) => Some(plan.into_inner()),
+        None => None,
+        other => return Err(corrupt(PLAN, other.as_ref())),
+    };
     Ok(StoredRoom {
         id,
         version: parse_number(VERSION, item.get(VERSION))?,
@@ -145,6 +153,7 @@ pub fn from_item(mut item: Item) -> Result<StoredRoom, StoreError> {
         departed: Vec::new(),
         seen: None,
         indexed_due: due,
+        plan,
     })
 }
 
@@ -246,7 +255,8 @@ pub fn index_write_units(before: Option<Millis>, after: Option<Millis>) -> u64 {
 pub struct SaveUpdate {
     /// The update expression: `SET v, b, x` plus whatever the index needs, `SET p.#seen` for
     /// the player seen by this change ([`StoredRoom::seen`]), and `REMOVE p.#dN` for each
-    /// departed player. Never a `SET` of `p` whole: other players' entries belong to `touch`,
+    /// departed player, and always `REMOVE k` (a plan kept for the old version is stale). Never
+    /// a `SET` of `p` whole: other players' entries belong to `touch`,
     /// and a save must not undo a touch that landed after its load.
     pub update: String,
     /// The condition: the version is still `expected` (and the index guard of
@@ -284,7 +294,9 @@ impl SaveUpdate {
         ]);
         let mut update = "SET v = :v, b = :b, x = :x".to_owned();
         let mut condition = "v = :expected".to_owned();
-        // One expression has at most one REMOVE clause: the index's and presence's share it.
+        // One expression has at most one REMOVE clause: the index's, the plan's and presence's
+        // share it. A new version makes a kept plan stale: it goes (removing an attribute the
+        // item does not have costs nothing).
         let mut remove: Vec<String> = Vec::new();
         match index {
             IndexWrite::Set(due) => {
@@ -315,10 +327,9 @@ impl SaveUpdate {
             remove.push(format!("{PRESENCE}.{name}"));
             names.insert(name, player.clone());
         }
-        if !remove.is_empty() {
-            update.push_str(" REMOVE ");
-            update.push_str(&remove.join(", "));
-        }
+        remove.push(PLAN.to_owned());
+        update.push_str(" REMOVE ");
+        update.push_str(&remove.join(", "));
         SaveUpdate {
             update,
             condition,
@@ -344,6 +355,7 @@ mod tests {
             departed: Vec::new(),
             seen: None,
             indexed_due: due,
+            plan: None,
         }
     }
 
@@ -461,7 +473,7 @@ mod tests {
         let save = SaveUpdate::new(&departed, 6, Some(5));
         assert_eq!(
             save.update,
-            "SET v = :v, b = :b, x = :x REMOVE d, s, p.#d0, p.#d1"
+            "SET v = :v, b = :b, x = :x REMOVE d, s, p.#d0, p.#d1, k"
         );
         assert_eq!(
             save.names,
@@ -474,7 +486,7 @@ mod tests {
         let save = SaveUpdate::new(&departed, 6, Some(5)).stamped(1);
         assert_eq!(
             save.update,
-            "SET w = :w, v = :v, b = :b, x = :x REMOVE p.#d0, p.#d1"
+            "SET w = :w, v = :v, b = :b, x = :x REMOVE p.#d0, p.#d1, k"
         );
         assert!(!save.update.contains(":p"), "presence is never SET");
     }
@@ -486,7 +498,7 @@ mod tests {
         let save = SaveUpdate::new(&seen, 6, None);
         assert_eq!(
             save.update,
-            "SET v = :v, b = :b, x = :x, d = :d, s = :s, p.#seen = :seen"
+            "SET v = :v, b = :b, x = :x, d = :d, s = :s, p.#seen = :seen REMOVE k"
         );
         assert_eq!(save.values[":seen"], number(42));
         assert_eq!(
@@ -496,22 +508,25 @@ mod tests {
         // A player who left in this change is removed, not seen (one path, one clause).
         seen.departed = vec!["p1.x y".to_owned()];
         let save = SaveUpdate::new(&seen, 6, Some(9));
-        assert_eq!(save.update, "SET v = :v, b = :b, x = :x REMOVE p.#d0");
+        assert_eq!(save.update, "SET v = :v, b = :b, x = :x REMOVE p.#d0, k");
         assert!(!save.values.contains_key(":seen"));
     }
 
     #[test]
     fn keeping_an_earlier_entry_is_guarded_against_a_racing_reindex() {
         let save = SaveUpdate::new(&room(Some(9)), 6, Some(5));
-        assert_eq!(save.update, "SET v = :v, b = :b, x = :x");
+        assert_eq!(save.update, "SET v = :v, b = :b, x = :x REMOVE k");
         assert_eq!(save.condition, "v = :expected AND d <= :d");
         assert_eq!(save.values[":d"], number(9));
         for indexed in [None, Some(5)] {
             let save = SaveUpdate::new(&room(None), 6, indexed);
-            assert_eq!(save.update, "SET v = :v, b = :b, x = :x REMOVE d, s");
+            assert_eq!(save.update, "SET v = :v, b = :b, x = :x REMOVE d, s, k");
         }
         let save = SaveUpdate::new(&room(Some(4)), 6, Some(5));
-        assert_eq!(save.update, "SET v = :v, b = :b, x = :x, d = :d, s = :s");
+        assert_eq!(
+            save.update,
+            "SET v = :v, b = :b, x = :x, d = :d, s = :s REMOVE k"
+        );
         assert_eq!(save.condition, "v = :expected");
     }
 

@@ -651,6 +651,43 @@ impl RoomStore for DynamoStore {
         }
     }
 
+    async fn keep_plan(&self, id: &str, expected: u64, plan: &[u8]) -> Result<(), StoreError> {
+        // One attribute set, conditional on the version: the body, the index and presence stay.
+        let values = std::collections::HashMap::from([
+            (":expected".to_owned(), item::number(expected)),
+            (
+                ":k".to_owned(),
+                AttributeValue::B(aws_sdk_dynamodb::primitives::Blob::new(plan.to_vec())),
+            ),
+        ]);
+        let sent = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .key(ID, string(id))
+            .update_expression(format!("SET {} = :k", item::PLAN))
+            .condition_expression("v = :expected")
+            .set_expression_attribute_values(Some(values))
+            .set_return_consumed_capacity(self.capacity())
+            .send()
+            .await;
+        match sent {
+            Ok(out) => {
+                self.record(Call::Write, out.consumed_capacity(), 0);
+                Ok(())
+            }
+            Err(e) if condition_failed(&e).is_some() => {
+                self.record_conditional_failure();
+                // No item at all fails the condition too: tell a gone room from a moved one.
+                match self.read_item(id, true).await? {
+                    Some(_) => Err(StoreError::VersionConflict { current: None }),
+                    None => Err(StoreError::NotFound),
+                }
+            }
+            Err(e) => Err(unavailable(e)),
+        }
+    }
+
     async fn wait_for_change(
         &self,
         id: &str,

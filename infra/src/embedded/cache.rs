@@ -41,7 +41,11 @@ impl Default for RoomCache {
 
 /// What a cached room costs, roughly: its bytes plus the map entries around them.
 fn cost(room: &StoredRoom) -> usize {
-    2 * room.id.len() + room.body.len() + room.presence.len() * 48 + 160
+    2 * room.id.len()
+        + room.body.len()
+        + room.plan.as_ref().map_or(0, Vec::len)
+        + room.presence.len() * 48
+        + 160
 }
 
 impl RoomCache {

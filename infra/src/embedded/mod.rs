@@ -104,7 +104,8 @@ const SCHEMA: &str = "
         body BLOB NOT NULL,
         due INTEGER,
         expires_at INTEGER NOT NULL,
-        purge_after INTEGER NOT NULL
+        purge_after INTEGER NOT NULL,
+        plan BLOB
     ) WITHOUT ROWID;
     CREATE INDEX IF NOT EXISTS rooms_due ON rooms (due) WHERE due IS NOT NULL;
     CREATE TABLE IF NOT EXISTS presence (
@@ -207,6 +208,15 @@ impl EmbeddedStore {
                 .map_err(unavailable)?;
         }
         conn.execute_batch(PURGE_INDEX).map_err(unavailable)?;
+        // A file written before plans were kept (`keep_plan`) gets the column, empty.
+        let has_plan = conn
+            .prepare("SELECT 1 FROM pragma_table_info('rooms') WHERE name = 'plan'")
+            .and_then(|mut st| st.exists([]))
+            .map_err(unavailable)?;
+        if !has_plan {
+            conn.execute_batch("ALTER TABLE rooms ADD COLUMN plan BLOB;")
+                .map_err(unavailable)?;
+        }
         conn.execute_batch(&format!(
             "PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = {WAL_SIZE_LIMIT};"
         ))
@@ -308,7 +318,7 @@ impl EmbeddedStore {
 
     fn read_file(conn: &Connection, id: &str) -> Result<Option<StoredRoom>, StoreError> {
         let row = conn
-            .prepare_cached("SELECT version, body, due, expires_at FROM rooms WHERE id = ?1")
+            .prepare_cached("SELECT version, body, due, expires_at, plan FROM rooms WHERE id = ?1")
             .and_then(|mut st| {
                 st.query_row(params![id], |r| {
                     Ok((
@@ -316,12 +326,13 @@ impl EmbeddedStore {
                         r.get::<_, Vec<u8>>(1)?,
                         r.get::<_, Option<i64>>(2)?,
                         r.get::<_, i64>(3)?,
+                        r.get::<_, Option<Vec<u8>>>(4)?,
                     ))
                 })
                 .optional()
             })
             .map_err(unavailable)?;
-        let Some((version, body, due, expires_at)) = row else {
+        let Some((version, body, due, expires_at, plan)) = row else {
             return Ok(None);
         };
         let presence = conn
@@ -344,6 +355,7 @@ impl EmbeddedStore {
             departed: Vec::new(),
             seen: None,
             indexed_due: due,
+            plan,
         }))
     }
 }
@@ -356,10 +368,11 @@ fn update_row(
     grain_moves: bool,
 ) -> Result<usize, StoreError> {
     let sql = if grain_moves {
-        "UPDATE rooms SET version = ?2, body = ?3, due = ?4, expires_at = ?5, purge_after = ?7
+        "UPDATE rooms SET version = ?2, body = ?3, due = ?4, expires_at = ?5, purge_after = ?7,
+             plan = NULL
          WHERE id = ?1 AND version = ?6"
     } else {
-        "UPDATE rooms SET version = ?2, body = ?3, due = ?4, expires_at = ?5
+        "UPDATE rooms SET version = ?2, body = ?3, due = ?4, expires_at = ?5, plan = NULL
          WHERE id = ?1 AND version = ?6"
     };
     conn.prepare_cached(sql)
@@ -471,6 +484,30 @@ impl RoomStore for EmbeddedStore {
             cached.due = due;
             cached.indexed_due = due;
         });
+        Ok(())
+    }
+
+    async fn keep_plan(&self, id: &str, expected: u64, plan: &[u8]) -> Result<(), StoreError> {
+        // Under the writer lock, like `reindex`: the cache follows before any later write.
+        let conn = self.conn();
+        let updated = conn
+            .execute(
+                "UPDATE rooms SET plan = ?3 WHERE id = ?1 AND version = ?2",
+                params![id, int(expected), plan],
+            )
+            .map_err(unavailable)?;
+        if updated == 0 {
+            let exists = conn
+                .prepare_cached("SELECT 1 FROM rooms WHERE id = ?1")
+                .and_then(|mut st| st.exists(params![id]))
+                .map_err(unavailable)?;
+            return Err(if exists {
+                StoreError::VersionConflict { current: None }
+            } else {
+                StoreError::NotFound
+            });
+        }
+        self.update_cached(id, |cached| cached.plan = Some(plan.to_vec()));
         Ok(())
     }
 

@@ -119,6 +119,7 @@ fn commit(shared: &Shared, mut batch: Vec<Save>) {
                 // Never cached before it exists; a stale miss of this id is impossible.
                 let mut created = save.room.clone();
                 created.indexed_due = created.due;
+                created.plan = None;
                 cache.insert(created);
             } else if landed {
                 let room = &mut save.room;
@@ -130,6 +131,8 @@ fn commit(shared: &Shared, mut batch: Vec<Save>) {
                     cached.due = room.due;
                     cached.indexed_due = room.due;
                     cached.expires_at = room.expires_at;
+                    // A new version: the plan kept for the old one went with the write.
+                    cached.plan = None;
                     for player in &room.departed {
                         cached.presence.remove(player);
                     }
