@@ -103,12 +103,7 @@ pub async fn json(gzip: bool, mut response: Response) -> Response {
     // Views and problems are whole in memory already (never a stream), so this copies nothing
     // that was not there.
     let Ok(plain) = axum::body::to_bytes(body, usize::MAX).await else {
-        return ApiError::Http {
-            status: StatusCode::INTERNAL_SERVER_ERROR,
-            code: "INTERNAL",
-            detail: "서버 오류가 났어요.",
-        }
-        .into_response();
+        return ApiError::from(crate::error::INTERNAL).into_response();
     };
     if plain.len() < MIN_BYTES {
         return Response::from_parts(parts, Body::from(plain));

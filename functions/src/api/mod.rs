@@ -32,7 +32,7 @@ use madang_infra::RoomStore;
 use tracing::Instrument;
 
 use crate::app::App;
-use crate::error::ApiError;
+use crate::error::{ApiError, Problem};
 use crate::limits::Guard;
 use crate::live::local as live;
 pub use extract::{Client, MAX_BODY_BYTES};
@@ -195,26 +195,20 @@ fn problems_only(response: Response) -> Response {
     if response.headers().get(header::CONTENT_TYPE) == Some(&problem) {
         return response;
     }
-    let (code, detail) = match status {
-        StatusCode::BAD_REQUEST => (
-            "MALFORMED",
-            "요청을 읽을 수 없어요. 주소와 본문을 확인해 주세요.",
-        ),
-        StatusCode::NOT_FOUND => ("NO_SUCH_ROUTE", "그런 주소는 없어요."),
-        StatusCode::METHOD_NOT_ALLOWED => (
-            "METHOD_NOT_ALLOWED",
-            "이 주소에서는 그 메서드를 쓸 수 없어요.",
-        ),
-        StatusCode::PAYLOAD_TOO_LARGE => ("PAYLOAD_TOO_LARGE", "요청 본문이 너무 커요."),
-        StatusCode::UNSUPPORTED_MEDIA_TYPE => (
-            "UNSUPPORTED_MEDIA_TYPE",
-            "본문은 Content-Type: application/json으로 보내 주세요.",
-        ),
-        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => {
-            ("HEADERS_TOO_LARGE", "요청 헤더가 너무 커요.")
-        }
-        s if s.is_server_error() => ("INTERNAL", "서버 오류가 났어요."),
-        _ => ("HTTP_ERROR", "요청을 처리할 수 없어요."),
+    use crate::error::{
+        HEADERS_TOO_LARGE, HTTP_ERROR, INTERNAL, MALFORMED, METHOD_NOT_ALLOWED, NO_SUCH_ROUTE,
+        PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE,
+    };
+    // The status stays the layer's own (`HTTP_ERROR` and `INTERNAL` cover several).
+    let Problem { code, detail, .. } = match status {
+        StatusCode::BAD_REQUEST => MALFORMED,
+        StatusCode::NOT_FOUND => NO_SUCH_ROUTE,
+        StatusCode::METHOD_NOT_ALLOWED => METHOD_NOT_ALLOWED,
+        StatusCode::PAYLOAD_TOO_LARGE => PAYLOAD_TOO_LARGE,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => UNSUPPORTED_MEDIA_TYPE,
+        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => HEADERS_TOO_LARGE,
+        s if s.is_server_error() => INTERNAL,
+        _ => HTTP_ERROR,
     };
     let (mut parts, _) = response.into_parts();
     let answer = ApiError::Http {

@@ -379,10 +379,7 @@ pub async fn dev_clock<S: RoomStore>(
         .checked_add(request.advance_ms)
         .is_none_or(|total| total > crate::app::MAX_CLOCK_OFFSET_MS)
     {
-        return Err(ApiError::Invalid {
-            code: "CLOCK_OUT_OF_RANGE",
-            message: "시계는 모두 합해 100년까지만 앞으로 돌릴 수 있어요.".into(),
-        });
+        return Err(crate::error::CLOCK_OUT_OF_RANGE.into());
     }
     let now = app.advance_clock(request.advance_ms).await?;
     Ok(Json(json!({ "now": now })).into_response())
@@ -390,20 +387,5 @@ pub async fn dev_clock<S: RoomStore>(
 
 /// Any path the API does not have.
 pub async fn not_found() -> Response {
-    let mut response = (
-        StatusCode::NOT_FOUND,
-        Json(json!({
-            "type": "about:blank",
-            "title": "Not Found",
-            "status": 404,
-            "code": "NO_SUCH_ROUTE",
-            "detail": "그런 주소는 없어요.",
-        })),
-    )
-        .into_response();
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/problem+json"),
-    );
-    response
+    crate::error::NO_SUCH_ROUTE.into_response()
 }
