@@ -128,9 +128,9 @@ pub async fn get<S: RoomStore>(
         service::read(&app, id.as_str(), token.as_ref(), query.after.unwrap_or(0)).await?;
     let etag =
         HeaderValue::from_str(&format!("\"{tag}\"")).unwrap_or(HeaderValue::from_static("\"0\""));
-    let unchanged = headers
-        .get(header::IF_NONE_MATCH)
-        .is_some_and(|v| v.as_bytes() == etag.as_bytes());
+    let unchanged = etag
+        .to_str()
+        .is_ok_and(|tag| super::conditional::names(&headers, tag));
     let mut response = if unchanged {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
