@@ -109,13 +109,45 @@ enum CreateRoom {
 #[serde(untagged)]
 #[allow(dead_code)]
 enum Action {
-    /// `setOptions`, `moveSeat`, `start`, `leave`, `kick`.
+    /// Every room (the `type`s are listed by [`action_descriptions`]).
     Lobby(super::actions::LobbyActionSchema),
-    /// 윷놀이 rooms: `THROW`, `MOVE`, `CONCEDE`, `RECOMMEND`, `TAKE_CONTROL`.
+    /// 윷놀이 rooms.
     Yut(yut::Action),
-    /// 바둑 rooms: `place`, `pass`, `toggleDead`, `toggleSeki`, `agreeScore`, `resumePlay`,
-    /// `requestUndo`, `respondUndo`, `offerDraw`, `respondDraw`, `cancelOffer`, `resign`.
+    /// 바둑 rooms.
     Baduk(BadukAction),
+}
+
+/// The descriptions of `Action`'s branches, each naming its `type`s as the branch's own schema
+/// lists them (so they cannot drift from the schemas, nor the parser).
+fn action_descriptions(schemas: &mut Map<String, Value>) {
+    let tags = |name: &str| {
+        let listed: Vec<String> = super::actions::tags_of(&schemas[name])
+            .iter()
+            .map(|t| format!("`{t}`"))
+            .collect();
+        listed.join(", ")
+    };
+    let described = [
+        ("LobbyAction", "The lobby's, in every room"),
+        ("YutAction", "윷놀이 rooms"),
+        ("BadukAction", "바둑 rooms"),
+    ]
+    .map(|(name, whose)| (name, format!("{whose}: {}.", tags(name))));
+    if let Some(branches) = schemas
+        .get_mut("Action")
+        .and_then(|a| a["anyOf"].as_array_mut())
+    {
+        for branch in branches {
+            let name = branch["$ref"]
+                .as_str()
+                .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                .unwrap_or_default()
+                .to_owned();
+            if let Some((_, text)) = described.iter().find(|(n, _)| *n == name) {
+                branch["description"] = json!(text);
+            }
+        }
+    }
 }
 
 /// `POST /rooms/{id}/actions` body.
@@ -640,6 +672,7 @@ pub fn openapi_document() -> Value {
     }
     schemas.extend(super::chat::schemas());
     schemas.extend(super::push::schemas());
+    action_descriptions(&mut schemas);
     let all_codes: Vec<&str> = {
         let mut codes: Vec<&str> = crate::error::codes().into_iter().map(|(_, c)| c).collect();
         codes.sort_unstable();
