@@ -205,17 +205,18 @@ impl ChatError {
         }
     }
 
-    /// Every code, for the OpenAPI document.
-    pub const CODES: [&'static str; 9] = [
-        "INVALID_CHAT_TEXT",
-        "UNKNOWN_EMOTE",
-        "CHAT_OFF",
-        "CHAT_EMOTES_ONLY",
-        "NO_TEAM",
-        "CHAT_MUTED",
-        "CHAT_RATE_LIMITED",
-        "CHAT_GALLERY_FULL",
-        "CANNOT_MUTE_SELF",
+    /// Every refusal (waits at zero), for the HTTP layer's table of codes and the OpenAPI
+    /// document.
+    pub const EVERY: [ChatError; 9] = [
+        ChatError::InvalidText,
+        ChatError::UnknownEmote,
+        ChatError::ChatOff,
+        ChatError::EmotesOnly,
+        ChatError::NoTeam,
+        ChatError::Muted,
+        ChatError::RateLimited { retry_after_ms: 0 },
+        ChatError::GalleryFull { retry_after_ms: 0 },
+        ChatError::CannotMuteSelf,
     ];
 }
 

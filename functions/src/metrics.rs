@@ -106,26 +106,14 @@ pub enum RouteClass {
 }
 
 impl RouteClass {
-    /// The class of a request, from its method and path (the edge layer runs before routing,
-    /// so from the path itself; the classes are few and the paths simple).
-    pub fn of(method: &Method, path: &str) -> Self {
-        let mut segments = path.trim_start_matches('/').split('/');
-        match (
-            segments.next(),
-            segments.next(),
-            segments.next(),
-            segments.next(),
-        ) {
-            (Some("rooms"), None, _, _) if method == Method::POST => RouteClass::Create,
-            (Some("rooms"), Some(_), Some("players"), None) if method == Method::POST => {
-                RouteClass::Join
-            }
-            (Some("rooms"), Some(_), Some("actions"), None) if method == Method::POST => {
-                RouteClass::Act
-            }
-            (Some("rooms"), Some(_), None | Some("sgf"), None) if method == Method::GET => {
-                RouteClass::Read
-            }
+    /// The class of a request, from its method and the route it matched, as the router names
+    /// it (`/rooms/{id}/actions`; [`crate::api::ROUTES`]): never from the raw path.
+    pub fn of(method: &Method, route: &str) -> Self {
+        match (method, route) {
+            (&Method::POST, "/rooms") => RouteClass::Create,
+            (&Method::POST, "/rooms/{id}/players") => RouteClass::Join,
+            (&Method::POST, "/rooms/{id}/actions") => RouteClass::Act,
+            (&Method::GET, "/rooms/{id}" | "/rooms/{id}/sgf") => RouteClass::Read,
             _ => RouteClass::Other,
         }
     }
@@ -435,16 +423,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn routes_are_classed_by_method_and_path() {
+    fn routes_are_classed_by_method_and_matched_route() {
+        // Requests by their raw paths, through the router: `api`'s
+        // `requests_are_classed_by_the_route_they_matched`.
         let c = RouteClass::of;
-        assert_eq!(c(&Method::POST, "/rooms"), RouteClass::Create);
-        assert_eq!(c(&Method::POST, "/rooms/abc/players"), RouteClass::Join);
-        assert_eq!(c(&Method::POST, "/rooms/abc/actions"), RouteClass::Act);
-        assert_eq!(c(&Method::GET, "/rooms/abc"), RouteClass::Read);
-        assert_eq!(c(&Method::GET, "/rooms/abc/sgf"), RouteClass::Read);
-        assert_eq!(c(&Method::GET, "/rooms"), RouteClass::Other);
-        assert_eq!(c(&Method::GET, "/healthz"), RouteClass::Other);
-        assert_eq!(c(&Method::POST, "/rooms/abc/actions/x"), RouteClass::Other);
+        assert_eq!(c(&Method::POST, "/rooms/{id}/actions"), RouteClass::Act);
+        assert_eq!(c(&Method::GET, "/rooms/{id}/at/{n}"), RouteClass::Other);
+        // A raw path is not a route.
+        assert_eq!(c(&Method::POST, "/rooms/abc/actions"), RouteClass::Other);
     }
 
     #[test]

@@ -394,14 +394,8 @@ impl Drop for Held {
 /// and then reads must find an answer to it), its body never. `permit` is one of the refusals'
 /// places ([`ServeConfig::refusals_at_once`]).
 async fn refuse(mut stream: tokio::net::TcpStream, permit: tokio::sync::OwnedSemaphorePermit) {
-    let body = serde_json::json!({
-        "type": "about:blank",
-        "title": "Too Many Requests",
-        "status": 429,
-        "code": "TOO_MANY_CONNECTIONS",
-        "detail": "이 주소에서 연결이 너무 많아요. 잠시 뒤에 다시 해 주세요.",
-    })
-    .to_string();
+    let p = crate::error::TOO_MANY_CONNECTIONS;
+    let body = crate::error::problem_body(p.status, p.code, p.detail).to_string();
     let head = format!(
         "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/problem+json\r\n\
          content-length: {}\r\nretry-after: 1\r\nx-content-type-options: nosniff\r\n\

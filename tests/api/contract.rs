@@ -596,3 +596,75 @@ async fn the_parser_refuses_what_the_document_refuses_and_reads_whole_numbers_as
         .await;
     assert_eq!(fractional.status, StatusCode::BAD_REQUEST);
 }
+
+/// The lobby's actions, one list ([`madang_functions::api::actions::lobby_types`], read from
+/// the `LobbyAction` schema): each action of this table is accepted by the server's parser
+/// exactly when the served document's `POST /rooms/{id}/actions` body schema accepts it, and
+/// the table has an accepted action of every lobby `type` (a new type needs its line here).
+#[test]
+fn the_document_accepts_every_lobby_action_the_parser_accepts_and_refuses_the_rest() {
+    use madang_functions::api::actions::{lobby_types, parse_action};
+    use madang_functions::service::Action;
+    let body = validator(
+        &DOCUMENT["paths"]["/rooms/{id}/actions"]["post"]["requestBody"]["content"]["application/json"]
+            ["schema"],
+    );
+    let actions = [
+        json!({"type": "setOptions", "options": {}}),
+        json!({"type": "setOptions", "options": {"mode": "team"}}),
+        json!({"type": "moveSeat", "playerId": "p2", "seat": 1}),
+        json!({"type": "start"}),
+        json!({"type": "leave"}),
+        json!({"type": "kick", "playerId": "p2"}),
+        json!({"type": "unkick", "playerId": "p2"}),
+        json!({"type": "rematch"}),
+        json!({"type": "addBot"}),
+        json!({"type": "addBot", "level": 2}),
+        // Refused by both.
+        json!({"type": "setOptions"}),
+        json!({"type": "setOptions", "options": 5}),
+        json!({"type": "moveSeat", "playerId": "p2"}),
+        json!({"type": "moveSeat", "seat": 1}),
+        json!({"type": "start", "now": true}),
+        json!({"type": "leave", "playerId": "p2"}),
+        json!({"type": "kick"}),
+        json!({"type": "unkick", "seat": 0}),
+        json!({"type": "rematch", "level": 1}),
+        json!({"type": "addBot", "level": "강"}),
+        json!({"type": "addBot", "level": -1}),
+        json!({"type": "sit"}),
+    ];
+    let mut accepted_types = std::collections::BTreeSet::new();
+    for action in &actions {
+        let parsed = matches!(
+            parse_action(&action.to_string()),
+            Ok((_, Ok(Action::Lobby(_))))
+        );
+        let documented = body.is_valid(&json!({ "action": action }));
+        assert_eq!(
+            parsed,
+            documented,
+            "{action}: the parser {} it, the document {} it",
+            if parsed { "accepts" } else { "refuses" },
+            if documented { "accepts" } else { "refuses" },
+        );
+        if parsed {
+            accepted_types.insert(action["type"].as_str().unwrap().to_owned());
+        }
+    }
+    let listed: std::collections::BTreeSet<String> = lobby_types().iter().cloned().collect();
+    assert_eq!(
+        accepted_types, listed,
+        "an accepted action of every lobby type"
+    );
+    // The descriptions come from the same list.
+    let lobby = &DOCUMENT["components"]["schemas"]["Action"]["anyOf"][0];
+    assert_eq!(lobby["$ref"], "#/components/schemas/LobbyAction");
+    for kind in lobby_types() {
+        let named = format!("`{kind}`");
+        assert!(
+            lobby["description"].as_str().unwrap().contains(&named),
+            "the Action description names {named}"
+        );
+    }
+}

@@ -44,7 +44,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "MALFORMED" | "BAD_ACTION" | "DUPLICATE_HEADER";
+                            code?: "BAD_ACTION" | "DUPLICATE_HEADER" | "MALFORMED";
                         };
                     };
                 };
@@ -92,7 +92,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NOT_FINISHED" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "INVALID_SUBSCRIPTION" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "RESUME_LIMIT" | "MOVE_LIMIT" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_BOT_LEVEL" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_MUTE_SELF" | "CANNOT_RECOMMEND" | "CHAT_EMOTES_ONLY" | "CHAT_OFF" | "DRAW_NOT_ALLOWED" | "GAME_OVER" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INVALID_CHAT_TEXT" | "INVALID_NAME" | "INVALID_OPTIONS" | "INVALID_SUBSCRIPTION" | "KO" | "MOVE_LIMIT" | "NAME_TAKEN" | "NOT_AUTO_PLAYING" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_FINISHED" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_BOTS" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_TEAM" | "OCCUPIED" | "OFF_BOARD" | "ONLY_BOTS" | "REQUEST_PENDING" | "RESUME_LIMIT" | "ROOM_FULL" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_EMOTE" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "WRONG_PHASE";
                         };
                     };
                 };
@@ -104,7 +104,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "TOO_MANY_CONNECTIONS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
+                            code?: "CHAT_GALLERY_FULL" | "CHAT_RATE_LIMITED" | "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_POLLS";
                         };
                     };
                 };
@@ -128,7 +128,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
+                            code?: "ROOM_BUSY" | "STORE_UNAVAILABLE";
                         };
                     };
                 };
@@ -198,7 +198,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "MALFORMED" | "BAD_ACTION" | "DUPLICATE_HEADER";
+                            code?: "BAD_ACTION" | "DUPLICATE_HEADER" | "MALFORMED";
                         };
                     };
                 };
@@ -222,7 +222,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
+                            code?: "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "REPLAY_NOT_KEPT" | "ROOM_NOT_FOUND" | "STEP_NOT_FOUND";
                         };
                     };
                 };
@@ -246,7 +246,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "TOO_MANY_CONNECTIONS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
+                            code?: "CHAT_GALLERY_FULL" | "CHAT_RATE_LIMITED" | "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_POLLS";
                         };
                     };
                 };
@@ -270,7 +270,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
+                            code?: "ROOM_BUSY" | "STORE_UNAVAILABLE";
                         };
                     };
                 };
@@ -333,7 +333,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "MALFORMED" | "BAD_ACTION" | "DUPLICATE_HEADER";
+                            code?: "BAD_ACTION" | "DUPLICATE_HEADER" | "MALFORMED";
                         };
                     };
                 };
@@ -345,7 +345,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "NOT_HOST" | "NOT_A_PLAYER" | "KICKED" | "EDGE_ONLY" | "CHAT_MUTED";
+                            code?: "CHAT_MUTED" | "EDGE_ONLY" | "KICKED" | "NOT_A_PLAYER" | "NOT_HOST" | "ORIGIN_NOT_ALLOWED";
                         };
                     };
                 };
@@ -357,7 +357,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
+                            code?: "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "REPLAY_NOT_KEPT" | "ROOM_NOT_FOUND" | "STEP_NOT_FOUND";
                         };
                     };
                 };
@@ -381,7 +381,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "VERSION_CONFLICT" | "ROOM_EXISTS";
+                            code?: "ROOM_EXISTS" | "VERSION_CONFLICT";
                         };
                     };
                 };
@@ -417,7 +417,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NOT_FINISHED" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "INVALID_SUBSCRIPTION" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "RESUME_LIMIT" | "MOVE_LIMIT" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_BOT_LEVEL" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_MUTE_SELF" | "CANNOT_RECOMMEND" | "CHAT_EMOTES_ONLY" | "CHAT_OFF" | "DRAW_NOT_ALLOWED" | "GAME_OVER" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INVALID_CHAT_TEXT" | "INVALID_NAME" | "INVALID_OPTIONS" | "INVALID_SUBSCRIPTION" | "KO" | "MOVE_LIMIT" | "NAME_TAKEN" | "NOT_AUTO_PLAYING" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_FINISHED" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_BOTS" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_TEAM" | "OCCUPIED" | "OFF_BOARD" | "ONLY_BOTS" | "REQUEST_PENDING" | "RESUME_LIMIT" | "ROOM_FULL" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_EMOTE" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "WRONG_PHASE";
                         };
                     };
                 };
@@ -429,7 +429,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "TOO_MANY_CONNECTIONS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
+                            code?: "CHAT_GALLERY_FULL" | "CHAT_RATE_LIMITED" | "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_POLLS";
                         };
                     };
                 };
@@ -453,7 +453,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
+                            code?: "ROOM_BUSY" | "STORE_UNAVAILABLE";
                         };
                     };
                 };
@@ -511,7 +511,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "MALFORMED" | "BAD_ACTION" | "DUPLICATE_HEADER";
+                            code?: "BAD_ACTION" | "DUPLICATE_HEADER" | "MALFORMED";
                         };
                     };
                 };
@@ -535,7 +535,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "NOT_HOST" | "NOT_A_PLAYER" | "KICKED" | "EDGE_ONLY" | "CHAT_MUTED";
+                            code?: "CHAT_MUTED" | "EDGE_ONLY" | "KICKED" | "NOT_A_PLAYER" | "NOT_HOST" | "ORIGIN_NOT_ALLOWED";
                         };
                     };
                 };
@@ -547,7 +547,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
+                            code?: "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "REPLAY_NOT_KEPT" | "ROOM_NOT_FOUND" | "STEP_NOT_FOUND";
                         };
                     };
                 };
@@ -571,7 +571,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "VERSION_CONFLICT" | "ROOM_EXISTS";
+                            code?: "ROOM_EXISTS" | "VERSION_CONFLICT";
                         };
                     };
                 };
@@ -607,7 +607,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NOT_FINISHED" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "INVALID_SUBSCRIPTION" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "RESUME_LIMIT" | "MOVE_LIMIT" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_BOT_LEVEL" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_MUTE_SELF" | "CANNOT_RECOMMEND" | "CHAT_EMOTES_ONLY" | "CHAT_OFF" | "DRAW_NOT_ALLOWED" | "GAME_OVER" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INVALID_CHAT_TEXT" | "INVALID_NAME" | "INVALID_OPTIONS" | "INVALID_SUBSCRIPTION" | "KO" | "MOVE_LIMIT" | "NAME_TAKEN" | "NOT_AUTO_PLAYING" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_FINISHED" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_BOTS" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_TEAM" | "OCCUPIED" | "OFF_BOARD" | "ONLY_BOTS" | "REQUEST_PENDING" | "RESUME_LIMIT" | "ROOM_FULL" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_EMOTE" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "WRONG_PHASE";
                         };
                     };
                 };
@@ -631,7 +631,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
+                            code?: "ROOM_BUSY" | "STORE_UNAVAILABLE";
                         };
                     };
                 };
@@ -699,7 +699,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "MALFORMED" | "BAD_ACTION" | "DUPLICATE_HEADER";
+                            code?: "BAD_ACTION" | "DUPLICATE_HEADER" | "MALFORMED";
                         };
                     };
                 };
@@ -723,7 +723,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
+                            code?: "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "REPLAY_NOT_KEPT" | "ROOM_NOT_FOUND" | "STEP_NOT_FOUND";
                         };
                     };
                 };
@@ -747,7 +747,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "TOO_MANY_CONNECTIONS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
+                            code?: "CHAT_GALLERY_FULL" | "CHAT_RATE_LIMITED" | "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_POLLS";
                         };
                     };
                 };
@@ -771,7 +771,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
+                            code?: "ROOM_BUSY" | "STORE_UNAVAILABLE";
                         };
                     };
                 };
@@ -814,7 +814,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "MALFORMED" | "BAD_ACTION" | "DUPLICATE_HEADER";
+                            code?: "BAD_ACTION" | "DUPLICATE_HEADER" | "MALFORMED";
                         };
                     };
                 };
@@ -838,7 +838,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "NOT_HOST" | "NOT_A_PLAYER" | "KICKED" | "EDGE_ONLY" | "CHAT_MUTED";
+                            code?: "CHAT_MUTED" | "EDGE_ONLY" | "KICKED" | "NOT_A_PLAYER" | "NOT_HOST" | "ORIGIN_NOT_ALLOWED";
                         };
                     };
                 };
@@ -850,7 +850,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
+                            code?: "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "REPLAY_NOT_KEPT" | "ROOM_NOT_FOUND" | "STEP_NOT_FOUND";
                         };
                     };
                 };
@@ -898,7 +898,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NOT_FINISHED" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "INVALID_SUBSCRIPTION" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "RESUME_LIMIT" | "MOVE_LIMIT" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_BOT_LEVEL" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_MUTE_SELF" | "CANNOT_RECOMMEND" | "CHAT_EMOTES_ONLY" | "CHAT_OFF" | "DRAW_NOT_ALLOWED" | "GAME_OVER" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INVALID_CHAT_TEXT" | "INVALID_NAME" | "INVALID_OPTIONS" | "INVALID_SUBSCRIPTION" | "KO" | "MOVE_LIMIT" | "NAME_TAKEN" | "NOT_AUTO_PLAYING" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_FINISHED" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_BOTS" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_TEAM" | "OCCUPIED" | "OFF_BOARD" | "ONLY_BOTS" | "REQUEST_PENDING" | "RESUME_LIMIT" | "ROOM_FULL" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_EMOTE" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "WRONG_PHASE";
                         };
                     };
                 };
@@ -910,7 +910,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "TOO_MANY_CONNECTIONS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
+                            code?: "CHAT_GALLERY_FULL" | "CHAT_RATE_LIMITED" | "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_POLLS";
                         };
                     };
                 };
@@ -934,7 +934,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
+                            code?: "ROOM_BUSY" | "STORE_UNAVAILABLE";
                         };
                     };
                 };
@@ -991,7 +991,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "MALFORMED" | "BAD_ACTION" | "DUPLICATE_HEADER";
+                            code?: "BAD_ACTION" | "DUPLICATE_HEADER" | "MALFORMED";
                         };
                     };
                 };
@@ -1015,7 +1015,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "NOT_HOST" | "NOT_A_PLAYER" | "KICKED" | "EDGE_ONLY" | "CHAT_MUTED";
+                            code?: "CHAT_MUTED" | "EDGE_ONLY" | "KICKED" | "NOT_A_PLAYER" | "NOT_HOST" | "ORIGIN_NOT_ALLOWED";
                         };
                     };
                 };
@@ -1027,7 +1027,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
+                            code?: "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "REPLAY_NOT_KEPT" | "ROOM_NOT_FOUND" | "STEP_NOT_FOUND";
                         };
                     };
                 };
@@ -1075,7 +1075,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NOT_FINISHED" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "INVALID_SUBSCRIPTION" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "RESUME_LIMIT" | "MOVE_LIMIT" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_BOT_LEVEL" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_MUTE_SELF" | "CANNOT_RECOMMEND" | "CHAT_EMOTES_ONLY" | "CHAT_OFF" | "DRAW_NOT_ALLOWED" | "GAME_OVER" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INVALID_CHAT_TEXT" | "INVALID_NAME" | "INVALID_OPTIONS" | "INVALID_SUBSCRIPTION" | "KO" | "MOVE_LIMIT" | "NAME_TAKEN" | "NOT_AUTO_PLAYING" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_FINISHED" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_BOTS" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_TEAM" | "OCCUPIED" | "OFF_BOARD" | "ONLY_BOTS" | "REQUEST_PENDING" | "RESUME_LIMIT" | "ROOM_FULL" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_EMOTE" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "WRONG_PHASE";
                         };
                     };
                 };
@@ -1087,7 +1087,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "TOO_MANY_CONNECTIONS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
+                            code?: "CHAT_GALLERY_FULL" | "CHAT_RATE_LIMITED" | "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_POLLS";
                         };
                     };
                 };
@@ -1111,7 +1111,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
+                            code?: "ROOM_BUSY" | "STORE_UNAVAILABLE";
                         };
                     };
                 };
@@ -1160,7 +1160,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
+                            code?: "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "REPLAY_NOT_KEPT" | "ROOM_NOT_FOUND" | "STEP_NOT_FOUND";
                         };
                     };
                 };
@@ -1172,7 +1172,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
+                            code?: "ROOM_BUSY" | "STORE_UNAVAILABLE";
                         };
                     };
                 };
@@ -1228,7 +1228,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
+                            code?: "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "REPLAY_NOT_KEPT" | "ROOM_NOT_FOUND" | "STEP_NOT_FOUND";
                         };
                     };
                 };
@@ -1240,7 +1240,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
+                            code?: "ROOM_BUSY" | "STORE_UNAVAILABLE";
                         };
                     };
                 };
@@ -1309,7 +1309,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
+                            code?: "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "REPLAY_NOT_KEPT" | "ROOM_NOT_FOUND" | "STEP_NOT_FOUND";
                         };
                     };
                 };
@@ -1321,7 +1321,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NOT_FINISHED" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "INVALID_SUBSCRIPTION" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "RESUME_LIMIT" | "MOVE_LIMIT" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_BOT_LEVEL" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_MUTE_SELF" | "CANNOT_RECOMMEND" | "CHAT_EMOTES_ONLY" | "CHAT_OFF" | "DRAW_NOT_ALLOWED" | "GAME_OVER" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INVALID_CHAT_TEXT" | "INVALID_NAME" | "INVALID_OPTIONS" | "INVALID_SUBSCRIPTION" | "KO" | "MOVE_LIMIT" | "NAME_TAKEN" | "NOT_AUTO_PLAYING" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_FINISHED" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_BOTS" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_TEAM" | "OCCUPIED" | "OFF_BOARD" | "ONLY_BOTS" | "REQUEST_PENDING" | "RESUME_LIMIT" | "ROOM_FULL" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_EMOTE" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "WRONG_PHASE";
                         };
                     };
                 };
@@ -1333,7 +1333,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
+                            code?: "ROOM_BUSY" | "STORE_UNAVAILABLE";
                         };
                     };
                 };
@@ -1383,7 +1383,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
+                            code?: "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "REPLAY_NOT_KEPT" | "ROOM_NOT_FOUND" | "STEP_NOT_FOUND";
                         };
                     };
                 };
@@ -1434,7 +1434,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
+                            code?: "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "REPLAY_NOT_KEPT" | "ROOM_NOT_FOUND" | "STEP_NOT_FOUND";
                         };
                     };
                 };
@@ -1488,7 +1488,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "MALFORMED" | "BAD_ACTION" | "DUPLICATE_HEADER";
+                            code?: "BAD_ACTION" | "DUPLICATE_HEADER" | "MALFORMED";
                         };
                     };
                 };
@@ -1512,7 +1512,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
+                            code?: "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "REPLAY_NOT_KEPT" | "ROOM_NOT_FOUND" | "STEP_NOT_FOUND";
                         };
                     };
                 };
@@ -1560,7 +1560,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "INVALID_NAME" | "NOT_FINISHED" | "NAME_TAKEN" | "UNKNOWN_GAME" | "INVALID_OPTIONS" | "IDEMPOTENCY_KEY_REUSED" | "UNKNOWN_PLAYER" | "ROOM_FULL" | "ALREADY_STARTED" | "NOT_STARTED" | "GAME_OVER" | "NOT_FINISHED" | "BAD_SEAT" | "CANNOT_KICK_SELF" | "NO_BOTS" | "BAD_BOT_LEVEL" | "ONLY_BOTS" | "INVALID_SUBSCRIPTION" | "NOT_A_PLAYER" | "ALREADY_OUT" | "NOT_YOUR_TURN" | "CANNOT_RECOMMEND" | "NOT_AUTO_PLAYING" | "NOT_THROW_PHASE" | "NOT_MOVE_PHASE" | "BAD_THROW_INDEX" | "ILLEGAL_MOVE" | "WRONG_PHASE" | "TIME_EXPIRED" | "OFF_BOARD" | "OCCUPIED" | "SUICIDE" | "KO" | "SUPERKO" | "NO_STONE" | "NOT_EMPTY" | "UNDO_NOT_ALLOWED" | "REQUEST_PENDING" | "NO_PENDING_REQUEST" | "DRAW_NOT_ALLOWED" | "RESUME_LIMIT" | "MOVE_LIMIT" | "TIMEOUT_ONLY" | "INVALID_CHAT_TEXT" | "UNKNOWN_EMOTE" | "CHAT_OFF" | "CHAT_EMOTES_ONLY" | "NO_TEAM" | "CANNOT_MUTE_SELF";
+                            code?: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_BOT_LEVEL" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_MUTE_SELF" | "CANNOT_RECOMMEND" | "CHAT_EMOTES_ONLY" | "CHAT_OFF" | "DRAW_NOT_ALLOWED" | "GAME_OVER" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INVALID_CHAT_TEXT" | "INVALID_NAME" | "INVALID_OPTIONS" | "INVALID_SUBSCRIPTION" | "KO" | "MOVE_LIMIT" | "NAME_TAKEN" | "NOT_AUTO_PLAYING" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_FINISHED" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_BOTS" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_TEAM" | "OCCUPIED" | "OFF_BOARD" | "ONLY_BOTS" | "REQUEST_PENDING" | "RESUME_LIMIT" | "ROOM_FULL" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_EMOTE" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "WRONG_PHASE";
                         };
                     };
                 };
@@ -1572,7 +1572,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "TOO_MANY_CONNECTIONS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
+                            code?: "CHAT_GALLERY_FULL" | "CHAT_RATE_LIMITED" | "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_POLLS";
                         };
                     };
                 };
@@ -1596,7 +1596,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
+                            code?: "ROOM_BUSY" | "STORE_UNAVAILABLE";
                         };
                     };
                 };
@@ -1635,7 +1635,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "MALFORMED" | "BAD_ACTION" | "DUPLICATE_HEADER";
+                            code?: "BAD_ACTION" | "DUPLICATE_HEADER" | "MALFORMED";
                         };
                     };
                 };
@@ -1659,7 +1659,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
+                            code?: "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "REPLAY_NOT_KEPT" | "ROOM_NOT_FOUND" | "STEP_NOT_FOUND";
                         };
                     };
                 };
@@ -1707,7 +1707,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "TOO_MANY_CONNECTIONS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
+                            code?: "CHAT_GALLERY_FULL" | "CHAT_RATE_LIMITED" | "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_POLLS";
                         };
                     };
                 };
@@ -1731,7 +1731,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
+                            code?: "ROOM_BUSY" | "STORE_UNAVAILABLE";
                         };
                     };
                 };
@@ -1826,7 +1826,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "STORE_UNAVAILABLE" | "ROOM_BUSY";
+                            code?: "ROOM_BUSY" | "STORE_UNAVAILABLE";
                         };
                     };
                 };
@@ -1872,7 +1872,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "MALFORMED" | "BAD_ACTION" | "DUPLICATE_HEADER";
+                            code?: "BAD_ACTION" | "DUPLICATE_HEADER" | "MALFORMED";
                         };
                     };
                 };
@@ -1884,7 +1884,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "ROOM_NOT_FOUND" | "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "STEP_NOT_FOUND" | "REPLAY_NOT_KEPT";
+                            code?: "NOT_AVAILABLE" | "NO_SUCH_ROUTE" | "PUSH_OFF" | "REPLAY_NOT_KEPT" | "ROOM_NOT_FOUND" | "STEP_NOT_FOUND";
                         };
                     };
                 };
@@ -1896,7 +1896,7 @@ export interface paths {
                     content: {
                         "application/problem+json": components["schemas"]["Problem"] & {
                             /** @enum {unknown} */
-                            code?: "RATE_LIMITED" | "TOO_MANY_POLLS" | "TOO_MANY_CONNECTIONS" | "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL";
+                            code?: "CHAT_GALLERY_FULL" | "CHAT_RATE_LIMITED" | "RATE_LIMITED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_POLLS";
                         };
                     };
                 };
@@ -4185,7 +4185,7 @@ export interface components {
              * @description Stable machine code
              * @enum {unknown}
              */
-            code: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_ACTION" | "BAD_BOT_LEVEL" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_MUTE_SELF" | "CANNOT_RECOMMEND" | "CHAT_EMOTES_ONLY" | "CHAT_GALLERY_FULL" | "CHAT_MUTED" | "CHAT_OFF" | "CHAT_RATE_LIMITED" | "DRAW_NOT_ALLOWED" | "DUPLICATE_HEADER" | "EDGE_ONLY" | "GAME_OVER" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INTERNAL" | "INVALID_CHAT_TEXT" | "INVALID_NAME" | "INVALID_OPTIONS" | "INVALID_SUBSCRIPTION" | "KICKED" | "KO" | "MALFORMED" | "MOVE_LIMIT" | "NAME_TAKEN" | "NOT_AUTO_PLAYING" | "NOT_AVAILABLE" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_FINISHED" | "NOT_HOST" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_BOTS" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_SUCH_ROUTE" | "NO_TEAM" | "OCCUPIED" | "OFF_BOARD" | "ONLY_BOTS" | "PAYLOAD_TOO_LARGE" | "PUSH_OFF" | "RATE_LIMITED" | "REPLAY_NOT_KEPT" | "REQUEST_PENDING" | "REQUEST_TIMEOUT" | "RESUME_LIMIT" | "ROOM_BUSY" | "ROOM_EXISTS" | "ROOM_FULL" | "ROOM_NOT_FOUND" | "STEP_NOT_FOUND" | "STORE_UNAVAILABLE" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_POLLS" | "UNAUTHORIZED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_EMOTE" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "UNSUPPORTED_MEDIA_TYPE" | "VERSION_CONFLICT" | "WRONG_PHASE";
+            code: "ALREADY_OUT" | "ALREADY_STARTED" | "BAD_ACTION" | "BAD_BOT_LEVEL" | "BAD_SEAT" | "BAD_THROW_INDEX" | "CANNOT_KICK_SELF" | "CANNOT_MUTE_SELF" | "CANNOT_RECOMMEND" | "CHAT_EMOTES_ONLY" | "CHAT_GALLERY_FULL" | "CHAT_MUTED" | "CHAT_OFF" | "CHAT_RATE_LIMITED" | "DRAW_NOT_ALLOWED" | "DUPLICATE_HEADER" | "EDGE_ONLY" | "GAME_OVER" | "HEADERS_TOO_LARGE" | "HTTP_ERROR" | "IDEMPOTENCY_KEY_REUSED" | "ILLEGAL_MOVE" | "INTERNAL" | "INVALID_CHAT_TEXT" | "INVALID_NAME" | "INVALID_OPTIONS" | "INVALID_SUBSCRIPTION" | "KICKED" | "KO" | "MALFORMED" | "METHOD_NOT_ALLOWED" | "MOVE_LIMIT" | "NAME_TAKEN" | "NOT_AUTO_PLAYING" | "NOT_AVAILABLE" | "NOT_A_PLAYER" | "NOT_EMPTY" | "NOT_FINISHED" | "NOT_HOST" | "NOT_MOVE_PHASE" | "NOT_STARTED" | "NOT_THROW_PHASE" | "NOT_YOUR_TURN" | "NO_BOTS" | "NO_PENDING_REQUEST" | "NO_STONE" | "NO_SUCH_ROUTE" | "NO_TEAM" | "OCCUPIED" | "OFF_BOARD" | "ONLY_BOTS" | "ORIGIN_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "PUSH_OFF" | "RATE_LIMITED" | "REPLAY_NOT_KEPT" | "REQUEST_PENDING" | "REQUEST_TIMEOUT" | "RESUME_LIMIT" | "ROOM_BUSY" | "ROOM_EXISTS" | "ROOM_FULL" | "ROOM_NOT_FOUND" | "STEP_NOT_FOUND" | "STORE_UNAVAILABLE" | "SUICIDE" | "SUPERKO" | "TIMEOUT_ONLY" | "TIME_EXPIRED" | "TOO_MANY_CONNECTIONS" | "TOO_MANY_POLLS" | "UNAUTHORIZED" | "UNDO_NOT_ALLOWED" | "UNKNOWN_EMOTE" | "UNKNOWN_GAME" | "UNKNOWN_PLAYER" | "UNSUPPORTED_MEDIA_TYPE" | "VERSION_CONFLICT" | "WRONG_PHASE";
             /** @description Korean message for players */
             detail: string;
             /** @description INVALID_OPTIONS: the offending option key */

@@ -64,6 +64,31 @@ pub enum BadukError {
     TimeoutOnly,
 }
 
+impl BadukError {
+    /// Every refusal (their codes are the OpenAPI document's 바둑 codes).
+    pub const EVERY: [BadukError; 19] = [
+        BadukError::NotAPlayer,
+        BadukError::GameOver,
+        BadukError::WrongPhase,
+        BadukError::NotYourTurn,
+        BadukError::TimeExpired,
+        BadukError::OffBoard,
+        BadukError::Occupied,
+        BadukError::Suicide,
+        BadukError::Ko,
+        BadukError::Superko,
+        BadukError::NoStone,
+        BadukError::NotEmpty,
+        BadukError::UndoNotAllowed,
+        BadukError::RequestPending,
+        BadukError::NoPendingRequest,
+        BadukError::DrawNotAllowed,
+        BadukError::ResumeLimit,
+        BadukError::MoveLimit,
+        BadukError::TimeoutOnly,
+    ];
+}
+
 impl RuleError for BadukError {
     fn code(&self) -> &'static str {
         match self {

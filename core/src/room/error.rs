@@ -117,12 +117,44 @@ impl RoomError {
         }
     }
 
-    /// How the HTTP layer reports it.
+    /// How the HTTP layer reports it: the kind [`RoomError::CODES`] gives its code (a game's
+    /// rule codes are all [`ErrorKind::Illegal`]).
     pub fn kind(&self) -> ErrorKind {
         match self {
-            RoomError::BadAction(_) => ErrorKind::Malformed,
-            RoomError::NotHost | RoomError::NotAPlayer | RoomError::Kicked => ErrorKind::Forbidden,
-            _ => ErrorKind::Illegal,
+            RoomError::Rule { .. } => ErrorKind::Illegal,
+            e => Self::kind_of(e.code()),
         }
     }
+
+    /// The kind of a room code, by [`RoomError::CODES`].
+    fn kind_of(code: &str) -> ErrorKind {
+        Self::CODES
+            .iter()
+            .find(|(c, _)| *c == code)
+            .map_or(ErrorKind::Illegal, |(_, kind)| *kind)
+    }
+
+    /// Every code of the room layer (a game's rule codes aside) and its kind: the one list the
+    /// HTTP layer's statuses and the OpenAPI document's code lists are taken from.
+    pub const CODES: &'static [(&'static str, ErrorKind)] = &[
+        ("BAD_ACTION", ErrorKind::Malformed),
+        ("NOT_HOST", ErrorKind::Forbidden),
+        ("NOT_A_PLAYER", ErrorKind::Forbidden),
+        ("KICKED", ErrorKind::Forbidden),
+        ("UNKNOWN_PLAYER", ErrorKind::Illegal),
+        ("ROOM_FULL", ErrorKind::Illegal),
+        ("ALREADY_STARTED", ErrorKind::Illegal),
+        ("NOT_STARTED", ErrorKind::Illegal),
+        ("GAME_OVER", ErrorKind::Illegal),
+        ("NOT_FINISHED", ErrorKind::Illegal),
+        ("BAD_SEAT", ErrorKind::Illegal),
+        ("CANNOT_KICK_SELF", ErrorKind::Illegal),
+        (OptionsError::CODE, ErrorKind::Illegal),
+        ("IDEMPOTENCY_KEY_REUSED", ErrorKind::Illegal),
+        ("INVALID_NAME", ErrorKind::Illegal),
+        ("NAME_TAKEN", ErrorKind::Illegal),
+        ("NO_BOTS", ErrorKind::Illegal),
+        ("BAD_BOT_LEVEL", ErrorKind::Illegal),
+        ("ONLY_BOTS", ErrorKind::Illegal),
+    ];
 }

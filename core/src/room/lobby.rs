@@ -1,14 +1,13 @@
-//! Lobby actions (`setOptions`, `moveSeat`, `start`, `leave`, `kick`, …) and what they do to a
-//! room. Their wire form (`{"type":"setOptions","options":{…}}`) lives at the HTTP edge, which
-//! hands the room typed actions only; so does the wire form of the events they make
-//! (`functions/src/api/events.rs`).
+//! Lobby actions and what they do to a room. Their wire form — the one list of their `type`s,
+//! with each one's fields (`LobbyActionSchema` in `functions/src/api/actions.rs`) — lives at the
+//! HTTP edge, which hands the room typed actions only; so does the wire form of the events they
+//! make (`functions/src/api/events.rs`).
 
 use super::{Room, RoomError, Status, TokenHash};
 use crate::game::{Game, Lineup, Millis, PlayerId};
 
-/// An action on the lobby (the API contract's `setOptions`, `moveSeat`, `start`, `leave`,
-/// `kick`, `unkick`, `rematch`, `addBot`). `O` is the game's options type: the edge reads the
-/// options with the action.
+/// An action on the lobby (the API contract's lobby actions; their wire `type`s are the edge's,
+/// above). `O` is the game's options type: the edge reads the options with the action.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LobbyAction<O> {
     /// Host: replace the options (validated by the game).

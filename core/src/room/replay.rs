@@ -317,6 +317,9 @@ impl ReplayError {
             ReplayError::Broken(_) => "INTERNAL",
         }
     }
+
+    /// The codes a client can be answered with (`Broken` is a bug, answered `INTERNAL`).
+    pub const CODES: [&'static str; 2] = ["STEP_NOT_FOUND", "REPLAY_NOT_KEPT"];
 }
 
 /// One decoded step. `seat: None`: the player the game waited for.

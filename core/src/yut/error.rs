@@ -42,6 +42,22 @@ pub enum YutError {
     IllegalMove,
 }
 
+impl YutError {
+    /// Every refusal, in check order (their codes are the OpenAPI document's 윷놀이 codes).
+    pub const EVERY: [YutError; 10] = [
+        YutError::NotAPlayer,
+        YutError::GameOver,
+        YutError::AlreadyOut,
+        YutError::NotYourTurn,
+        YutError::CannotRecommend,
+        YutError::NotAutoPlaying,
+        YutError::NotThrowPhase,
+        YutError::NotMovePhase,
+        YutError::BadThrowIndex,
+        YutError::IllegalMove,
+    ];
+}
+
 impl RuleError for YutError {
     fn code(&self) -> &'static str {
         match self {

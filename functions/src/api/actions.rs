@@ -9,6 +9,8 @@
 //! for each game, and an action no game accepts carries each game's refusal
 //! ([`Refusal`]), worded as that game's parser words it.
 
+use std::sync::LazyLock;
+
 use madang_core::PlayerId;
 use madang_core::baduk::{BadukAction, BadukOptions};
 use madang_core::room::{LobbyAction, RoomError, Version};
@@ -135,7 +137,7 @@ pub fn parse_action(text: &str) -> Result<(String, Result<Action, Box<Refusal>>)
         return Err(ApiError::Malformed("options는 객체({…})여야 해요.".into()));
     }
     let kind = tag.kind.as_deref().unwrap_or_default().to_owned();
-    let action = if LOBBY_TYPES.contains(&kind.as_str()) {
+    let action = if lobby_types().contains(&kind) {
         lobby(text)?
     } else if let Ok(action) = strict::from_str::<yut::Action>(text) {
         Ok(Action::Yut(action))
@@ -147,17 +149,26 @@ pub fn parse_action(text: &str) -> Result<(String, Result<Action, Box<Refusal>>)
     Ok((kind, action))
 }
 
-/// The `type`s of the lobby's actions (every game has them).
-const LOBBY_TYPES: [&str; 8] = [
-    "setOptions",
-    "moveSeat",
-    "start",
-    "leave",
-    "kick",
-    "unkick",
-    "rematch",
-    "addBot",
-];
+/// The `type`s of the lobby's actions (every game has them), in the order of
+/// `LobbyActionSchema`: read from its schema once, so the lobby's actions are listed in one
+/// place — that enum — for the parser's dispatch, the OpenAPI document and its descriptions.
+pub fn lobby_types() -> &'static [String] {
+    static TYPES: LazyLock<Vec<String>> =
+        LazyLock::new(|| tags_of(schemars::schema_for!(LobbyActionSchema).as_value()));
+    &TYPES
+}
+
+/// The `type` of each branch of a tagged enum's schema (`oneOf`, each branch's
+/// `properties.type.const`), in order.
+pub fn tags_of(schema: &serde_json::Value) -> Vec<String> {
+    schema["oneOf"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|branch| branch["properties"]["type"]["const"].as_str())
+        .map(str::to_owned)
+        .collect()
+}
 
 /// A lobby action as sent, read field by field: serde's internally tagged enums ignore unknown
 /// fields of unit variants (`{"type":"start","now":true}` would pass), so the fields are
@@ -257,6 +268,9 @@ fn refusal(text: &str) -> Result<Box<Refusal>, ApiError> {
     }))
 }
 
+// The one list of lobby actions (`lobby_types`, the OpenAPI `LobbyAction` and `Action`'s
+// description are read from it): a new one is a variant here, its fields in `shape`, and its
+// typed form in core's `LobbyAction`. (The doc comment below is the schema's description.)
 /// One schema per lobby `type`, exactly the fields [`WireLobby`] accepts for it (schema only).
 #[derive(schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]

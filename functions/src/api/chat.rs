@@ -16,7 +16,7 @@ use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use madang_core::PlayerId;
-use madang_core::chat::{ChatError, MAX_TEXT_GRAPHEMES};
+use madang_core::chat::MAX_TEXT_GRAPHEMES;
 use madang_infra::RoomStore;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -128,9 +128,9 @@ pub async fn get<S: RoomStore>(
         service::read(&app, id.as_str(), token.as_ref(), query.after.unwrap_or(0)).await?;
     let etag =
         HeaderValue::from_str(&format!("\"{tag}\"")).unwrap_or(HeaderValue::from_static("\"0\""));
-    let unchanged = headers
-        .get(header::IF_NONE_MATCH)
-        .is_some_and(|v| v.as_bytes() == etag.as_bytes());
+    let unchanged = etag
+        .to_str()
+        .is_ok_and(|tag| super::conditional::names(&headers, tag));
     let mut response = if unchanged {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
@@ -171,23 +171,6 @@ pub async fn mute<S: RoomStore>(
     )
     .await?;
     Ok(Json(json!({ "muted": muted })).into_response())
-}
-
-/// The chat codes of each status, for the OpenAPI document's problem lists.
-pub(super) fn problem_codes(status: u16) -> Vec<&'static str> {
-    ChatError::CODES
-        .into_iter()
-        .filter(|code| status_of(code) == status)
-        .collect()
-}
-
-/// The status each chat code is answered with (the one mapping, [`ApiError::status_and_code`]).
-fn status_of(code: &str) -> u16 {
-    match code {
-        "CHAT_MUTED" => 403,
-        "CHAT_RATE_LIMITED" | "CHAT_GALLERY_FULL" => 429,
-        _ => 422,
-    }
 }
 
 /// The chat routes' operations in the OpenAPI document.

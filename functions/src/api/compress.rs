@@ -36,31 +36,10 @@ pub const MIN_BYTES: usize = 1024;
 /// on these bodies: figures in BENCHMARKS.md, "gzip of JSON answers".
 const LEVEL: u32 = 1;
 
-/// Reads what the request accepts, and makes its `If-None-Match` compare weakly. Returns
-/// whether the answer may be gzipped.
-pub fn negotiate(request: &mut Request) -> bool {
-    let gzip = super::web::accepts_gzip(request.headers());
-    strip_weak_tags(request.headers_mut());
-    gzip
-}
-
-/// `If-None-Match: W/"7"` → `"7"` (every tag of a list): weak comparison, done once here.
-fn strip_weak_tags(headers: &mut HeaderMap) {
-    let Some(value) = headers.get(header::IF_NONE_MATCH) else {
-        return;
-    };
-    let Ok(text) = value.to_str() else { return };
-    if !text.contains("W/") {
-        return;
-    }
-    let strong: Vec<&str> = text
-        .split(',')
-        .map(str::trim)
-        .map(|tag| tag.strip_prefix("W/").unwrap_or(tag))
-        .collect();
-    if let Ok(value) = HeaderValue::from_str(&strong.join(", ")) {
-        headers.insert(header::IF_NONE_MATCH, value);
-    }
+/// Whether the answer to `request` may be gzipped (its `If-None-Match`, which a gzipped
+/// answer's weak ETag comes back in, is compared weakly by [`super::conditional`]).
+pub fn negotiate(request: &Request) -> bool {
+    super::web::accepts_gzip(request.headers())
 }
 
 /// Whether the answer is JSON (a view, a problem, a schema).
@@ -103,12 +82,7 @@ pub async fn json(gzip: bool, mut response: Response) -> Response {
     // Views and problems are whole in memory already (never a stream), so this copies nothing
     // that was not there.
     let Ok(plain) = axum::body::to_bytes(body, usize::MAX).await else {
-        return ApiError::Http {
-            status: StatusCode::INTERNAL_SERVER_ERROR,
-            code: "INTERNAL",
-            detail: "서버 오류가 났어요.",
-        }
-        .into_response();
+        return ApiError::from(crate::error::INTERNAL).into_response();
     };
     if plain.len() < MIN_BYTES {
         return Response::from_parts(parts, Body::from(plain));
@@ -269,15 +243,17 @@ mod tests {
 
     #[test]
     fn if_none_match_is_compared_weakly() {
+        use super::super::conditional::tags;
         let mut headers = HeaderMap::new();
         headers.insert(header::IF_NONE_MATCH, HeaderValue::from_static("W/\"12\""));
-        strip_weak_tags(&mut headers);
-        assert_eq!(headers[header::IF_NONE_MATCH], "\"12\"");
+        assert_eq!(tags(&headers).collect::<Vec<_>>().join(", "), "\"12\"");
         headers.insert(
             header::IF_NONE_MATCH,
             HeaderValue::from_static("W/\"1\", \"2\""),
         );
-        strip_weak_tags(&mut headers);
-        assert_eq!(headers[header::IF_NONE_MATCH], "\"1\", \"2\"");
+        assert_eq!(
+            tags(&headers).collect::<Vec<_>>().join(", "),
+            "\"1\", \"2\""
+        );
     }
 }

@@ -6,6 +6,7 @@
 pub mod actions;
 mod chat;
 mod compress;
+mod conditional;
 pub mod events;
 mod extract;
 mod games;
@@ -22,7 +23,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -30,9 +31,10 @@ use madang_infra::RoomStore;
 use tracing::Instrument;
 
 use crate::app::App;
-use crate::error::ApiError;
+use crate::error::{ApiError, Problem};
 use crate::limits::Guard;
 use crate::live::local as live;
+use crate::metrics::RouteClass;
 pub use extract::{Client, MAX_BODY_BYTES};
 pub use ids::RoomId;
 pub use openapi::openapi_document;
@@ -94,6 +96,7 @@ pub fn router<S: RoomStore>(app: App<S>) -> Router {
         origin: app.origin.clone(),
     };
     routes::<S>()
+        .route_layer(middleware::from_fn(matched))
         .fallback(rooms::not_found)
         // One byte over the limit is enough to refuse: the body is never buffered beyond it.
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -121,18 +124,17 @@ struct Front {
 /// The span names the route, not the path: a path holds a room id, and logs carry only its
 /// digest (`room`, recorded by the [`RoomId`] extractor).
 async fn edge(State(front): State<Front>, mut request: Request, next: Next) -> Response {
-    let gzip = compress::negotiate(&mut request);
-    let shown = redacted(request.uri().path());
+    let gzip = compress::negotiate(&request);
     let span = tracing::info_span!(
         "request",
         method = %request.method(),
-        route = %shown,
+        // The matched route, recorded by `matched` (none: no route matched).
+        route = tracing::field::Empty,
         room = tracing::field::Empty,
         action = tracing::field::Empty,
         version = tracing::field::Empty,
     );
     let started = Instant::now();
-    let route = crate::metrics::RouteClass::of(request.method(), request.uri().path());
     let response = async {
         // Behind a CDN, a request that did not come through it is refused before anything else.
         let from_edge = match &front.origin {
@@ -150,20 +152,24 @@ async fn edge(State(front): State<Front>, mut request: Request, next: Next) -> R
     hardened(response.headers_mut());
     let latency_us = started.elapsed().as_micros() as u64;
     span.in_scope(|| tracing::info!(status = response.status().as_u16(), latency_us, "done"));
+    let route = response
+        .extensions()
+        .get::<RouteClass>()
+        .copied()
+        .unwrap_or(RouteClass::Other);
     crate::metrics::request_done(route, response.status());
     response
 }
 
-/// A path as logs show it: the room id of `/rooms/{id}…` and `/r/{id}` written `{id}` (logs
-/// name a room only by its digest).
-fn redacted(path: &str) -> std::borrow::Cow<'_, str> {
-    for prefix in ["/rooms/", "/r/"] {
-        if let Some(rest) = path.strip_prefix(prefix) {
-            let tail = rest.find('/').map_or("", |i| &rest[i..]);
-            return format!("{prefix}{{id}}{tail}").into();
-        }
-    }
-    path.into()
+/// Runs inside routing, on every matched route (the router's `route_layer`): names the request
+/// by the route it matched — the span's `route` (`/rooms/{id}/actions`: never a raw path, which
+/// holds a room id), and the answer's [`RouteClass`], which [`edge`] reads for the metrics.
+async fn matched(route: MatchedPath, request: Request, next: Next) -> Response {
+    tracing::Span::current().record("route", route.as_str());
+    let class = RouteClass::of(request.method(), route.as_str());
+    let mut response = next.run(request).await;
+    response.extensions_mut().insert(class);
+    response
 }
 
 /// The headers every answer carries: `nosniff` (a JSON or SGF answer is never sniffed into
@@ -193,26 +199,20 @@ fn problems_only(response: Response) -> Response {
     if response.headers().get(header::CONTENT_TYPE) == Some(&problem) {
         return response;
     }
-    let (code, detail) = match status {
-        StatusCode::BAD_REQUEST => (
-            "MALFORMED",
-            "요청을 읽을 수 없어요. 주소와 본문을 확인해 주세요.",
-        ),
-        StatusCode::NOT_FOUND => ("NO_SUCH_ROUTE", "그런 주소는 없어요."),
-        StatusCode::METHOD_NOT_ALLOWED => (
-            "METHOD_NOT_ALLOWED",
-            "이 주소에서는 그 메서드를 쓸 수 없어요.",
-        ),
-        StatusCode::PAYLOAD_TOO_LARGE => ("PAYLOAD_TOO_LARGE", "요청 본문이 너무 커요."),
-        StatusCode::UNSUPPORTED_MEDIA_TYPE => (
-            "UNSUPPORTED_MEDIA_TYPE",
-            "본문은 Content-Type: application/json으로 보내 주세요.",
-        ),
-        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => {
-            ("HEADERS_TOO_LARGE", "요청 헤더가 너무 커요.")
-        }
-        s if s.is_server_error() => ("INTERNAL", "서버 오류가 났어요."),
-        _ => ("HTTP_ERROR", "요청을 처리할 수 없어요."),
+    use crate::error::{
+        HEADERS_TOO_LARGE, HTTP_ERROR, INTERNAL, MALFORMED, METHOD_NOT_ALLOWED, NO_SUCH_ROUTE,
+        PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE,
+    };
+    // The status stays the layer's own (`HTTP_ERROR` and `INTERNAL` cover several).
+    let Problem { code, detail, .. } = match status {
+        StatusCode::BAD_REQUEST => MALFORMED,
+        StatusCode::NOT_FOUND => NO_SUCH_ROUTE,
+        StatusCode::METHOD_NOT_ALLOWED => METHOD_NOT_ALLOWED,
+        StatusCode::PAYLOAD_TOO_LARGE => PAYLOAD_TOO_LARGE,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => UNSUPPORTED_MEDIA_TYPE,
+        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => HEADERS_TOO_LARGE,
+        s if s.is_server_error() => INTERNAL,
+        _ => HTTP_ERROR,
     };
     let (mut parts, _) = response.into_parts();
     let answer = ApiError::Http {
@@ -225,4 +225,67 @@ fn problems_only(response: Response) -> Response {
     parts.headers.remove(header::CONTENT_LENGTH);
     parts.headers.extend(answer_parts.headers);
     Response::from_parts(parts, body)
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use axum::http::Method;
+    use axum::routing::{MethodFilter, on};
+    use tower::ServiceExt;
+
+    use super::*;
+
+    /// The class a request gets from the route it matched: every route of [`ROUTES`] (with a
+    /// stand-in handler) under the router's own `matched` layer; `None` when no route matched.
+    async fn class(method: Method, path: &str) -> Option<RouteClass> {
+        let mut router = Router::new();
+        for (method, route) in ROUTES {
+            let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+            let filter = MethodFilter::try_from(method).unwrap();
+            router = router.route(route, on(filter, || async { StatusCode::NO_CONTENT }));
+        }
+        let router = router
+            .route_layer(middleware::from_fn(matched))
+            .fallback(rooms::not_found);
+        let request = Request::builder()
+            .method(method)
+            .uri(path)
+            .body(Body::empty())
+            .unwrap();
+        let response = router.oneshot(request).await.unwrap();
+        response.extensions().get::<RouteClass>().copied()
+    }
+
+    #[tokio::test]
+    async fn requests_are_classed_by_the_route_they_matched() {
+        let c = |method, path| class(method, path);
+        assert_eq!(c(Method::POST, "/rooms").await, Some(RouteClass::Create));
+        assert_eq!(
+            c(Method::POST, "/rooms/abc/players").await,
+            Some(RouteClass::Join)
+        );
+        assert_eq!(
+            c(Method::POST, "/rooms/abc/actions").await,
+            Some(RouteClass::Act)
+        );
+        assert_eq!(c(Method::GET, "/rooms/abc").await, Some(RouteClass::Read));
+        assert_eq!(
+            c(Method::GET, "/rooms/abc/sgf").await,
+            Some(RouteClass::Read)
+        );
+        // Matched routes of another class, and requests no route takes (`edge` counts those
+        // `Other`).
+        assert_eq!(c(Method::GET, "/healthz").await, Some(RouteClass::Other));
+        assert_eq!(
+            c(Method::GET, "/rooms/abc/chat").await,
+            Some(RouteClass::Other)
+        );
+        assert!(
+            c(Method::GET, "/rooms")
+                .await
+                .is_none_or(|r| r == RouteClass::Other)
+        );
+        assert_eq!(c(Method::POST, "/rooms/abc/actions/x").await, None);
+    }
 }

@@ -31,90 +31,6 @@ pub const MAX_WAIT_SECS: u64 = 25;
 /// Display names are 1–20 characters (after trimming).
 pub const MAX_NAME_CHARS: u32 = 20;
 
-/// Every `code` a problem can carry, by HTTP status.
-pub const PROBLEM_CODES: &[(u16, &[&str])] = &[
-    (400, &["MALFORMED", "BAD_ACTION", "DUPLICATE_HEADER"]),
-    (401, &["UNAUTHORIZED"]),
-    // EDGE_ONLY: behind a CDN, a request that did not come through it (`api::origin`).
-    (403, &["NOT_HOST", "NOT_A_PLAYER", "KICKED", "EDGE_ONLY"]),
-    (
-        404,
-        &[
-            "ROOM_NOT_FOUND",
-            "NOT_AVAILABLE",
-            "NO_SUCH_ROUTE",
-            "PUSH_OFF",
-            "STEP_NOT_FOUND",
-            "REPLAY_NOT_KEPT",
-        ],
-    ),
-    (408, &["REQUEST_TIMEOUT"]),
-    (409, &["VERSION_CONFLICT", "ROOM_EXISTS"]),
-    (413, &["PAYLOAD_TOO_LARGE"]),
-    (415, &["UNSUPPORTED_MEDIA_TYPE"]),
-    (
-        429,
-        &["RATE_LIMITED", "TOO_MANY_POLLS", "TOO_MANY_CONNECTIONS"],
-    ),
-    (431, &["HEADERS_TOO_LARGE"]),
-    (
-        422,
-        &[
-            // Requests and lobby.
-            "INVALID_NAME",
-            // `GET /rooms/{id}/review` of a game still being played.
-            "NOT_FINISHED",
-            "NAME_TAKEN",
-            #[cfg(feature = "dev")]
-            "CLOCK_OUT_OF_RANGE",
-            "UNKNOWN_GAME",
-            "INVALID_OPTIONS",
-            "IDEMPOTENCY_KEY_REUSED",
-            "UNKNOWN_PLAYER",
-            "ROOM_FULL",
-            "ALREADY_STARTED",
-            "NOT_STARTED",
-            "GAME_OVER",
-            "NOT_FINISHED",
-            "BAD_SEAT",
-            "CANNOT_KICK_SELF",
-            "NO_BOTS",
-            "BAD_BOT_LEVEL",
-            "ONLY_BOTS",
-            "INVALID_SUBSCRIPTION",
-            // 윷놀이.
-            "NOT_A_PLAYER",
-            "ALREADY_OUT",
-            "NOT_YOUR_TURN",
-            "CANNOT_RECOMMEND",
-            "NOT_AUTO_PLAYING",
-            "NOT_THROW_PHASE",
-            "NOT_MOVE_PHASE",
-            "BAD_THROW_INDEX",
-            "ILLEGAL_MOVE",
-            // 바둑.
-            "WRONG_PHASE",
-            "TIME_EXPIRED",
-            "OFF_BOARD",
-            "OCCUPIED",
-            "SUICIDE",
-            "KO",
-            "SUPERKO",
-            "NO_STONE",
-            "NOT_EMPTY",
-            "UNDO_NOT_ALLOWED",
-            "REQUEST_PENDING",
-            "NO_PENDING_REQUEST",
-            "DRAW_NOT_ALLOWED",
-            "RESUME_LIMIT",
-            "MOVE_LIMIT",
-            "TIMEOUT_ONLY",
-        ],
-    ),
-    (500, &["INTERNAL"]),
-    (503, &["STORE_UNAVAILABLE", "ROOM_BUSY"]),
-];
-
 /// The document, generated once per process.
 static DOCUMENT: LazyLock<String> = LazyLock::new(|| {
     let mut text = serde_json::to_string_pretty(&openapi_document()).unwrap_or_default();
@@ -193,13 +109,45 @@ enum CreateRoom {
 #[serde(untagged)]
 #[allow(dead_code)]
 enum Action {
-    /// `setOptions`, `moveSeat`, `start`, `leave`, `kick`.
+    /// Every room (the `type`s are listed by [`action_descriptions`]).
     Lobby(super::actions::LobbyActionSchema),
-    /// 윷놀이 rooms: `THROW`, `MOVE`, `CONCEDE`, `RECOMMEND`, `TAKE_CONTROL`.
+    /// 윷놀이 rooms.
     Yut(yut::Action),
-    /// 바둑 rooms: `place`, `pass`, `toggleDead`, `toggleSeki`, `agreeScore`, `resumePlay`,
-    /// `requestUndo`, `respondUndo`, `offerDraw`, `respondDraw`, `cancelOffer`, `resign`.
+    /// 바둑 rooms.
     Baduk(BadukAction),
+}
+
+/// The descriptions of `Action`'s branches, each naming its `type`s as the branch's own schema
+/// lists them (so they cannot drift from the schemas, nor the parser).
+fn action_descriptions(schemas: &mut Map<String, Value>) {
+    let tags = |name: &str| {
+        let listed: Vec<String> = super::actions::tags_of(&schemas[name])
+            .iter()
+            .map(|t| format!("`{t}`"))
+            .collect();
+        listed.join(", ")
+    };
+    let described = [
+        ("LobbyAction", "The lobby's, in every room"),
+        ("YutAction", "윷놀이 rooms"),
+        ("BadukAction", "바둑 rooms"),
+    ]
+    .map(|(name, whose)| (name, format!("{whose}: {}.", tags(name))));
+    if let Some(branches) = schemas
+        .get_mut("Action")
+        .and_then(|a| a["anyOf"].as_array_mut())
+    {
+        for branch in branches {
+            let name = branch["$ref"]
+                .as_str()
+                .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                .unwrap_or_default()
+                .to_owned();
+            if let Some((_, text)) = described.iter().find(|(n, _)| *n == name) {
+                branch["description"] = json!(text);
+            }
+        }
+    }
 }
 
 /// `POST /rooms/{id}/actions` body.
@@ -465,12 +413,14 @@ fn problem(description: &str, codes: &[&str], room: bool) -> Value {
     })
 }
 
+/// The codes answered with `status`, from the table of codes ([`crate::error::codes`]).
+/// `HTTP_ERROR` (the HTTP layer's answer with a status no code has) is in `Problem.code`, under
+/// no status.
 fn codes_of(status: u16) -> Vec<&'static str> {
-    PROBLEM_CODES
-        .iter()
-        .filter(|(s, _)| *s == status)
-        .flat_map(|(_, codes)| codes.iter().copied())
-        .chain(super::chat::problem_codes(status))
+    crate::error::codes()
+        .into_iter()
+        .filter(|(s, c)| s.as_u16() == status && *c != crate::error::HTTP_ERROR.code)
+        .map(|(_, code)| code)
         .collect()
 }
 
@@ -722,12 +672,9 @@ pub fn openapi_document() -> Value {
     }
     schemas.extend(super::chat::schemas());
     schemas.extend(super::push::schemas());
+    action_descriptions(&mut schemas);
     let all_codes: Vec<&str> = {
-        let mut codes: Vec<&str> = PROBLEM_CODES
-            .iter()
-            .flat_map(|(_, c)| c.iter().copied())
-            .chain(madang_core::chat::ChatError::CODES)
-            .collect();
+        let mut codes: Vec<&str> = crate::error::codes().into_iter().map(|(_, c)| c).collect();
         codes.sort_unstable();
         codes.dedup();
         codes
@@ -782,9 +729,60 @@ pub fn openapi_document() -> Value {
 mod tests {
     use super::*;
     use crate::api::{ROUTES, web};
+    use crate::error::ApiError;
 
     /// The committed copy for offline client generators.
     const COMMITTED: &str = include_str!("../../openapi.json");
+
+    /// The table of codes and the document agree: every code of the table is in the
+    /// document's `Problem.code`, every code the document names anywhere is in the table, and
+    /// each operation's answer with status S lists only codes the table answers with S.
+    #[test]
+    fn the_openapi_error_codes_are_the_table_of_codes() {
+        use std::collections::BTreeSet;
+        let doc = openapi_document();
+        let table = crate::error::codes();
+        let in_table: BTreeSet<&str> = table.iter().map(|(_, c)| *c).collect();
+        let problem: BTreeSet<&str> = doc["components"]["schemas"]["Problem"]["properties"]["code"]
+            ["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        assert_eq!(problem, in_table, "Problem.code against the table");
+        let mut listed = BTreeSet::new();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, op) in item.as_object().unwrap() {
+                for (status, answer) in op["responses"].as_object().into_iter().flatten() {
+                    let schema = &answer["content"]["application/problem+json"]["schema"];
+                    let Some(all_of) = schema["allOf"].as_array() else {
+                        continue;
+                    };
+                    for code in all_of
+                        .iter()
+                        .filter_map(|s| s["properties"]["code"]["enum"].as_array())
+                        .flatten()
+                    {
+                        let code = code.as_str().unwrap();
+                        assert!(
+                            table
+                                .iter()
+                                .any(|(s, c)| *c == code && s.as_str() == status),
+                            "{method} {path}: {status} lists {code}, which the table does not answer with {status}"
+                        );
+                        listed.insert(code);
+                    }
+                }
+            }
+        }
+        assert!(listed.is_subset(&in_table));
+        // Each code the edge declares is answered the way the table says.
+        for p in crate::error::PROBLEMS {
+            let (status, code) = ApiError::from(*p).status_and_code();
+            assert_eq!((status, code), (p.status, p.code));
+        }
+    }
 
     #[test]
     fn every_route_is_in_the_openapi_document_and_nothing_else() {

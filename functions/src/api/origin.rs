@@ -25,7 +25,7 @@
 //! that function, so its moved header is put back as `Authorization` for the handlers, by the
 //! same rules: two moved tokens stay two (refused `DUPLICATE_HEADER`).
 
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, header};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -47,7 +47,7 @@ pub const ORIGIN_SECRET_PREVIOUS_ENV: &str = "MADANG_ORIGIN_SECRET_PREVIOUS";
 pub const MIN_SECRET_CHARS: usize = 32;
 
 /// The stable code of the refusal.
-pub const EDGE_ONLY: &str = "EDGE_ONLY";
+pub const EDGE_ONLY: &str = crate::error::EDGE_ONLY.code;
 
 /// The secret the edge's origin header must carry, as its SHA-256 digest (and, during a
 /// rotation, the previous one's).
@@ -166,11 +166,7 @@ fn var(name: &str) -> Result<Option<String>, String> {
 }
 
 fn refused() -> ApiError {
-    ApiError::Http {
-        status: StatusCode::FORBIDDEN,
-        code: EDGE_ONLY,
-        detail: "이 주소로는 직접 요청할 수 없어요. 서비스 주소로 접속해 주세요.",
-    }
+    ApiError::from(crate::error::EDGE_ONLY)
 }
 
 #[cfg(test)]

@@ -57,10 +57,7 @@ fn object(options: &RawValue) -> Result<&str, ApiError> {
 impl CreateBody<'_> {
     /// The typed request.
     pub fn parse(self) -> Result<NewRoom, ApiError> {
-        let kind = GameKind::parse(&self.game).ok_or_else(|| ApiError::Invalid {
-            code: "UNKNOWN_GAME",
-            message: "game은 \"yut\" 또는 \"baduk\"이어야 해요.".into(),
-        })?;
+        let kind = GameKind::parse(&self.game).ok_or(ApiError::from(crate::error::UNKNOWN_GAME))?;
         let options = match kind {
             GameKind::Yut => RoomOptions::Yut(options_of::<madang_core::yut::Yut>(self.options)?),
             GameKind::Baduk => {

@@ -163,8 +163,7 @@ pub async fn get<S: RoomStore>(
         Some(_) if !wait.is_zero() => Some(app.guard.poll(client.0)?),
         _ => None,
     };
-    let if_none_match = headers.get(header::IF_NONE_MATCH).map(|v| v.as_bytes());
-    let tagged = if_none_match.and_then(version_of_tag);
+    let tagged = super::conditional::only_tag(&headers).and_then(version_of_tag);
     let read = Box::pin(service::read(
         &app,
         id.as_str(),
@@ -187,7 +186,9 @@ pub async fn get<S: RoomStore>(
     };
     record("version", version);
     let tag = etag(version);
-    let unchanged = if_none_match.is_some_and(|v| v == tag.as_bytes());
+    let unchanged = tag
+        .to_str()
+        .is_ok_and(|tag| super::conditional::names(&headers, tag));
     let mut response = match room {
         Some(room) if !unchanged => Json(live.room(&room)).into_response(),
         _ => StatusCode::NOT_MODIFIED.into_response(),
@@ -197,11 +198,8 @@ pub async fn get<S: RoomStore>(
 }
 
 /// The version an `If-None-Match` tag names (`"V"`), if it names one.
-fn version_of_tag(tag: &[u8]) -> Option<Version> {
-    std::str::from_utf8(tag.strip_prefix(b"\"")?.strip_suffix(b"\"")?)
-        .ok()?
-        .parse()
-        .ok()
+fn version_of_tag(tag: &str) -> Option<Version> {
+    tag.strip_prefix('"')?.strip_suffix('"')?.parse().ok()
 }
 
 /// The headers of every read: the version, no caching by intermediaries, when to poll again.
@@ -379,10 +377,7 @@ pub async fn dev_clock<S: RoomStore>(
         .checked_add(request.advance_ms)
         .is_none_or(|total| total > crate::app::MAX_CLOCK_OFFSET_MS)
     {
-        return Err(ApiError::Invalid {
-            code: "CLOCK_OUT_OF_RANGE",
-            message: "시계는 모두 합해 100년까지만 앞으로 돌릴 수 있어요.".into(),
-        });
+        return Err(crate::error::CLOCK_OUT_OF_RANGE.into());
     }
     let now = app.advance_clock(request.advance_ms).await?;
     Ok(Json(json!({ "now": now })).into_response())
@@ -390,20 +385,5 @@ pub async fn dev_clock<S: RoomStore>(
 
 /// Any path the API does not have.
 pub async fn not_found() -> Response {
-    let mut response = (
-        StatusCode::NOT_FOUND,
-        Json(json!({
-            "type": "about:blank",
-            "title": "Not Found",
-            "status": 404,
-            "code": "NO_SUCH_ROUTE",
-            "detail": "그런 주소는 없어요.",
-        })),
-    )
-        .into_response();
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/problem+json"),
-    );
-    response
+    crate::error::NO_SUCH_ROUTE.into_response()
 }

@@ -216,16 +216,8 @@ pub(super) fn accepts_gzip(headers: &HeaderMap) -> bool {
 
 /// Whether `If-None-Match` names `etag` (or is `*`), compared weakly as RFC 9110 §13.1.2 says.
 fn not_modified(headers: &HeaderMap, etag: &HeaderValue) -> bool {
-    let Ok(ours) = etag.to_str() else {
-        return false;
-    };
-    headers
-        .get_all(header::IF_NONE_MATCH)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(str::trim)
-        .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == ours)
+    etag.to_str()
+        .is_ok_and(|ours| super::conditional::names(headers, ours))
 }
 
 /// The file in the form the request accepts, or `304 Not Modified` when it already has it.

@@ -35,7 +35,7 @@ use std::time::Duration;
 use axum::Extension;
 use axum::extract::State;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use madang_core::PlayerId;
 use madang_infra::notify::Subscription;
@@ -46,7 +46,7 @@ use super::{
     ClientFrame, FrameBudget, LiveError, MAX_FRAME_BYTES, RoomSlot, ServerFrame, ViewUrl, admit,
 };
 use crate::app::App;
-use crate::error::ApiError;
+use crate::error::{ApiError, Problem};
 use crate::serve::ConnectionHold;
 use crate::service::Loaded;
 use crate::service::chat::{live_may_receive, log_after, message_json};
@@ -61,11 +61,7 @@ pub const LIFETIME: Duration = Duration::from_secs(2 * 60 * 60);
 pub const ROOM_CHECK_EVERY: Duration = Duration::from_secs(2);
 
 /// The refusal of a handshake from a page of another origin.
-const ORIGIN_NOT_ALLOWED: ApiError = ApiError::Http {
-    status: StatusCode::FORBIDDEN,
-    code: "ORIGIN_NOT_ALLOWED",
-    detail: "이 페이지에서는 실시간 연결을 열 수 없어요.",
-};
+const ORIGIN_NOT_ALLOWED: Problem = crate::error::ORIGIN_NOT_ALLOWED;
 
 /// `GET /live`: upgrades to the live channel when this process's store announces its saves;
 /// otherwise (the local server on DynamoDB) there is no such route, and `liveUrl` is `null`.
@@ -79,12 +75,7 @@ pub async fn socket<S: RoomStore>(
     upgrade: WebSocketUpgrade,
 ) -> Response {
     if app.store.notifier().is_none() {
-        return ApiError::Http {
-            status: StatusCode::NOT_FOUND,
-            code: "NO_SUCH_ROUTE",
-            detail: "그런 주소는 없어요.",
-        }
-        .into_response();
+        return crate::error::NO_SUCH_ROUTE.into_response();
     }
     let text = |name| headers.get(name).and_then(|v| v.to_str().ok());
     if !app
