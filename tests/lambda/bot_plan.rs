@@ -70,8 +70,20 @@ async fn a_bot_game_is_played_to_its_end_by_plans_landed_by_reads_after_their_de
         let version = view["version"].as_u64().unwrap();
         let deadline = view["deadlineAt"].as_u64().expect("the bot's move is due");
         a_plan_is_kept(&stack, &room, version, deadline).await;
-        // A read before the deadline answers the room as it is.
-        assert_eq!(app.room(&room, Some(&human)).await["version"], version);
+        // A read before the deadline answers the room as it is. The dev clock is the system's
+        // plus an offset: on a loaded machine the deadline may pass in real time before this
+        // read, which then lands the plan, as a read after the deadline must.
+        let early = app.room(&room, Some(&human)).await;
+        if early["version"] != version {
+            assert!(
+                server_now(app).await >= deadline,
+                "a read landed the plan before its deadline {deadline}"
+            );
+            assert_eq!(early["version"], version + 1, "the read landed the plan");
+            assert_eq!(stored(&stack, &room).await.version, version + 1);
+            planned += 1;
+            continue;
+        }
         // The deadline passes with nobody looking: still nothing lands by itself.
         let now = server_now(app).await;
         app.advance_clock(deadline.saturating_sub(now) + 1).await;
