@@ -257,10 +257,31 @@ export async function createForm(client, onCreated) {
 }
 
 /** The join form shown to a visitor of a lobby (who watches until joining). */
+/**
+ * A name two people in `room` do not already go by, for a guest's join form: the name this
+ * phone used before, else 손님; "철수 2", "손님 3" when it is taken. Compared folded as the
+ * server does, near enough (NFKC, no spaces, no case); the server's `NAME_TAKEN` stays the rule.
+ */
+export function freeName(room, wanted) {
+  const fold = (n) => n.normalize('NFKC').replace(/\s+/g, '').toLowerCase();
+  const taken = new Set(room.players.map((p) => fold(p.name)));
+  const base = wanted || '손님';
+  if (!taken.has(fold(base))) return base;
+  for (let n = 2; ; n++) {
+    const name = `${base.slice(0, 17)} ${n}`;
+    if (!taken.has(fold(name))) return name;
+  }
+}
+
+/**
+ * "참가하기" for whoever opened a shared link: the name comes prefilled (editable), so a guest
+ * is seated with one tap after the link's.
+ */
 export function joinForm(client, room, onJoined) {
+  const prefilled = freeName(room, seats.name());
   const name = h('input', {
     id: 'join-name', testid: 'player-name', maxlength: 20, required: true, autocomplete: 'nickname',
-    placeholder: '내 이름', value: seats.name(),
+    placeholder: '내 이름', value: prefilled,
   });
   const button = h('button', { type: 'submit', class: 'primary big', testid: 'join-room', text: '참가하기' });
   return h('form', {
@@ -269,7 +290,9 @@ export function joinForm(client, room, onJoined) {
       ev.preventDefault();
       const player = name.value.trim();
       if (!player) return name.focus();
-      seats.saveName(player);
+      // A name the guest typed is kept for the next room; the prefilled one (손님, 철수 2) is
+      // not, so the name this phone goes by stays the one its owner chose.
+      if (player !== prefilled) seats.saveName(player);
       button.disabled = true;
       try {
         onJoined(await client.joinRoom(room.roomId, player));
