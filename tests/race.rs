@@ -6,6 +6,7 @@
 //! engine.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use madang_core::room::ANSWERS_PER_PLAYER;
 use madang_core::yut::{Action, Yut, YutOptions};
@@ -24,6 +25,14 @@ pub const SEED: u64 = 2024;
 /// The race stops after this many accepted actions (or at the end of the game).
 pub const ACTIONS: u64 = 120;
 
+/// Whether this run makes the long races (`MADANG_LONG_RACES=1`, set by `scripts/soak`): the
+/// races on dynalite, which serves one request at a time, are bounded in the default run (the
+/// 64-client race to 40 actions instead of [`ACTIONS`], the sweeper race 250 times instead of
+/// 1,000) and made whole by the soak. Every assertion is the same in both.
+pub fn long_races() -> bool {
+    std::env::var("MADANG_LONG_RACES").is_ok_and(|v| v == "1")
+}
+
 /// The state without its clock readings (the replay runs at time 0).
 fn without_deadline(mut state: Value) -> Value {
     let fields = state.as_object_mut().unwrap();
@@ -32,14 +41,32 @@ fn without_deadline(mut state: Value) -> Value {
     state
 }
 
+/// How a client whose player is not on turn waits for the room to change.
+#[derive(Clone, Copy, Debug)]
+pub enum Waiting {
+    /// A long-poll (`?since=V&wait=2`), as the apps wait: one request per change, and every
+    /// device of the player whose turn comes wakes on the same save, so all of them race for
+    /// the next version at once.
+    LongPoll,
+    /// A read every so often: through the Lambda emulator, where a long-poll would hold one of
+    /// the four `api` environments for its whole wait and queue the racing actions behind it.
+    Poll(Duration),
+}
+
 /// Races [`CLIENTS`] clients (devices of the two players) on one room until `actions` actions
 /// landed or the game ended; returns the accepted `(version, player, action)` log, by version.
+///
+/// The devices of the player on turn race each other: each reads the room, acts on the version
+/// it saw, and on a conflict reads again at once. The other player's devices wait as `waiting`
+/// says (before, they read in a loop as fast as the server answered, which made the race a
+/// flood of reads: on dynalite, two minutes of the test suite for no more conflicts).
 pub async fn race(
     app: Arc<TestApp>,
     room: String,
     players: Vec<Player>,
     start: u64,
     actions: u64,
+    waiting: Waiting,
 ) -> Vec<(u64, String, Value)> {
     let log = Arc::new(Mutex::new(Vec::new()));
     // Retries whose key the room had already forgotten: (version, player) of the first answer.
@@ -51,14 +78,30 @@ pub async fn race(
             let me = players[i % players.len()].clone();
             tokio::spawn(async move {
                 let mut sent = 0u64;
+                let mut woken = None;
                 loop {
-                    let view = app.room(&room, Some(&me)).await;
+                    let view = match woken.take() {
+                        Some(view) => view,
+                        None => app.room(&room, Some(&me)).await,
+                    };
                     let version = view["version"].as_u64().unwrap();
                     if view["status"] == "finished" || version >= start + actions {
                         return;
                     }
                     if view["state"]["currentPlayer"] != me.id.as_str() {
-                        tokio::task::yield_now().await;
+                        match waiting {
+                            Waiting::LongPoll => {
+                                let path = format!("/rooms/{room}?since={version}&wait=2");
+                                let r = app.get(&path, Some(&me.token)).await;
+                                match r.status {
+                                    StatusCode::OK => woken = Some(r.body),
+                                    // Nothing saved within the wait: the race is over.
+                                    StatusCode::NOT_MODIFIED => {}
+                                    other => panic!("long-poll answered {other}: {:?}", r.body),
+                                }
+                            }
+                            Waiting::Poll(pause) => tokio::time::sleep(pause).await,
+                        }
                         continue;
                     }
                     let action = yut_action(&view["state"]);
@@ -129,14 +172,18 @@ pub async fn race(
 /// The whole race check on `app`: a two-player 윷놀이 room, [`CLIENTS`] racing clients, then
 /// every version accepted exactly once and the final state equal to the engine's replay of the
 /// accepted log from the same seed.
-pub async fn check_racing_clients_never_double_apply(app: Arc<TestApp>) {
-    check_racing_clients_never_double_apply_for(app, ACTIONS).await;
+pub async fn check_racing_clients_never_double_apply(app: Arc<TestApp>, waiting: Waiting) {
+    check_racing_clients_never_double_apply_for(app, ACTIONS, waiting).await;
 }
 
 /// [`check_racing_clients_never_double_apply`] until `actions` actions landed: a shorter race,
 /// for a test that needs conflicts rather than a long game (each action through the Lambda
 /// emulator costs the suite about half a second).
-pub async fn check_racing_clients_never_double_apply_for(app: Arc<TestApp>, actions: u64) {
+pub async fn check_racing_clients_never_double_apply_for(
+    app: Arc<TestApp>,
+    actions: u64,
+    waiting: Waiting,
+) {
     let options = json!({"turnSeconds": null});
     let (room, host) = app.create("yut", options.clone(), SEED).await;
     let guest = app.join(&room, "손님").await;
@@ -150,6 +197,7 @@ pub async fn check_racing_clients_never_double_apply_for(app: Arc<TestApp>, acti
         vec![host.clone(), guest.clone()],
         start,
         actions,
+        waiting,
     )
     .await;
     let end = app.room(&room, None).await;

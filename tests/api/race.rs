@@ -5,10 +5,10 @@
 
 use std::sync::Arc;
 
-use madang_tests::race::check_racing_clients_never_double_apply;
+use madang_tests::race::{Waiting, check_racing_clients_never_double_apply};
 use madang_tests::spawn_app;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sixty_four_racing_clients_never_double_apply_and_the_log_replays_exactly() {
-    check_racing_clients_never_double_apply(Arc::new(spawn_app().await)).await;
+    check_racing_clients_never_double_apply(Arc::new(spawn_app().await), Waiting::LongPoll).await;
 }

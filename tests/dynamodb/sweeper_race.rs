@@ -31,8 +31,15 @@ use tokio::sync::Barrier;
 
 use madang_infra::emulator::dynalite_store;
 
-/// How many times the two race.
-const REPETITIONS: usize = 1_000;
+/// How many times the two race: 1,000 in the soak (`madang_tests::race::long_races`), 250 in
+/// the default run (each race is about ten requests to dynalite, which serves one at a time).
+fn repetitions() -> usize {
+    if madang_tests::race::long_races() {
+        1_000
+    } else {
+        250
+    }
+}
 
 /// What the player's request must produce at `now`: the room after the overdue timeout and the
 /// action, the timeout's events, and the action's.
@@ -84,13 +91,14 @@ const LANES: usize = 4;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_sweeper_racing_a_player_never_double_applies_a_timeout() {
     let started = std::time::Instant::now();
+    let repetitions = repetitions();
     let lanes: Vec<_> = (0..LANES)
         .map(|lane| {
             tokio::spawn(async move {
                 let store = Arc::new(dynalite_store("sweeper-race").await);
                 let app = App::new(store.clone());
                 let mut tally = Tally::default();
-                for i in (lane..REPETITIONS).step_by(LANES) {
+                for i in (lane..repetitions).step_by(LANES) {
                     race_once(&app, &store, i, &mut tally).await;
                 }
                 tally
@@ -105,12 +113,12 @@ async fn the_sweeper_racing_a_player_never_double_applies_a_timeout() {
         tally.player_first_sweeper_late += lane.player_first_sweeper_late;
     }
     println!(
-        "sweeper vs player, {REPETITIONS} races in {:.1} s: {tally:?}",
+        "sweeper vs player, {repetitions} races in {:.1} s: {tally:?}",
         started.elapsed().as_secs_f64()
     );
     assert_eq!(
         tally.sweeper_first + tally.player_first_sweeper_refused + tally.player_first_sweeper_late,
-        REPETITIONS
+        repetitions
     );
     // The race is real: both sides won some (the jitter below spreads the start times).
     assert!(

@@ -24,6 +24,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
@@ -40,7 +41,7 @@ use madang_tests::games::{
 };
 use madang_tests::lambda::{Answer, LambdaStack, StackConfig};
 use madang_tests::race::{
-    check_racing_clients_never_double_apply, check_racing_clients_never_double_apply_for,
+    Waiting, check_racing_clients_never_double_apply, check_racing_clients_never_double_apply_for,
 };
 use madang_tests::store_proxy;
 use serde_json::{Value, json};
@@ -414,6 +415,10 @@ async fn whole_games_at_the_default_level_leave_no_line_per_request_and_no_metri
     );
 }
 
+/// How the racing devices of the player not on turn wait through the emulator: a read every
+/// 200 ms (a long-poll would hold one of the four `api` environments for its whole wait).
+const RACE_WAITING: Waiting = Waiting::Poll(Duration::from_millis(200));
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sixty_four_racing_clients_through_lambda_never_double_apply_and_write_a_metric_line_a_minute()
  {
@@ -435,7 +440,7 @@ async fn sixty_four_racing_clients_through_lambda_never_double_apply_and_write_a
         http: stack.app.http.clone(),
         embedded: None,
     });
-    check_racing_clients_never_double_apply(app).await;
+    check_racing_clients_never_double_apply(app, RACE_WAITING).await;
     let minutes = started.elapsed().as_secs_f64() / 60.0;
     let served: Vec<usize> = stack
         .api_timings()
@@ -494,7 +499,7 @@ async fn conflicts_redone_are_the_writes_the_store_refused_in_a_64_client_race()
         embedded: None,
     });
     // 40 actions are enough to make the store refuse writes; the whole race is run above.
-    check_racing_clients_never_double_apply_for(app, 40).await;
+    check_racing_clients_never_double_apply_for(app, 40, RACE_WAITING).await;
     let emf = emf_of(&stack);
     let conflicts = total(&emf, "ConflictsRedone") as u64;
     assert!(
