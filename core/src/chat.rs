@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 use unicode_segmentation::UnicodeSegmentation;
 
+pub use crate::chat_setting::ChatSetting;
 use crate::game::{Game, Millis, PlayerId};
 use crate::room::{GameKind, Room};
 
@@ -54,43 +55,6 @@ pub const MAX_HEAD_BYTES: usize = 2560;
 /// never starts with `~`).
 pub fn spectator_key(client: u64) -> String {
     format!("~{client:016x}")
-}
-
-/// The room option `chat` (DESIGN "Chat"): what the host allows.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
-    strum::VariantArray,
-)]
-#[serde(rename_all = "camelCase")]
-pub enum ChatSetting {
-    /// Text and emotes.
-    #[default]
-    On,
-    /// Emotes and set phrases only (nothing to moderate).
-    Emotes,
-    /// No chat at all.
-    Off,
-}
-
-impl ChatSetting {
-    /// The option's short Korean label in the schema.
-    pub const LABEL: &'static str = "채팅";
-
-    /// The Korean label of each value of `ChatSetting::VARIANTS`, in the same order.
-    pub const VALUE_LABELS: [&'static str; 3] =
-        ["글과 이모티콘", "이모티콘·정해진 말만", "채팅 없음"];
-
-    /// The option's help line in the schema.
-    pub const HELP: &'static str = "방 안에서 주고받는 말이에요. 관전석의 말은 관전석에만 보여요.";
 }
 
 /// Emotes and set phrases every game has.

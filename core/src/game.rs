@@ -316,9 +316,9 @@ pub trait Game {
     fn team_of(options: &Self::Options, seat: usize) -> Option<u8>;
 
     /// The room option `chat` under these options (games without it: chat on).
-    fn chat_setting(options: &Self::Options) -> crate::chat::ChatSetting {
+    fn chat_setting(options: &Self::Options) -> crate::chat_setting::ChatSetting {
         let _ = options;
-        crate::chat::ChatSetting::On
+        crate::chat_setting::ChatSetting::On
     }
 
     /// The chosen rules in one Korean line, shown in every room view (spec yut §12), e.g.

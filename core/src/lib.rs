@@ -15,6 +15,7 @@
 
 pub mod baduk;
 pub mod chat;
+pub mod chat_setting;
 pub mod game;
 pub mod rng;
 pub mod room;

@@ -319,7 +319,7 @@ impl Game for Baduk {
         None
     }
 
-    fn chat_setting(options: &BadukOptions) -> crate::chat::ChatSetting {
+    fn chat_setting(options: &BadukOptions) -> crate::chat_setting::ChatSetting {
         options.chat
     }
 

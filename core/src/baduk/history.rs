@@ -11,8 +11,16 @@ use serde::{Deserialize, Serialize};
 
 use super::color::Color;
 use super::point::Point;
-use super::position::Played;
 use super::zobrist::ZobristBuild;
+
+/// A move as stored: who played, and where (`None`: a pass).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Played {
+    /// The side that moved.
+    pub color: Color,
+    /// The point played, or `None` for a pass.
+    pub point: Option<Point>,
+}
 
 /// The move list as stored: one fixed-width code per move, packed into bytes.
 ///

@@ -303,7 +303,7 @@ pub struct BadukOptions {
     pub disconnect_grace_sec: u32,
     /// What the room's chat allows (DESIGN "Chat").
     #[serde(deserialize_with = "crate::room::since_format_5")]
-    pub chat: crate::chat::ChatSetting,
+    pub chat: crate::chat_setting::ChatSetting,
 }
 
 impl Default for BadukOptions {
@@ -322,7 +322,7 @@ impl Default for BadukOptions {
             atari_warning: true,
             scoring_deadline_sec: 180,
             disconnect_grace_sec: 120,
-            chat: crate::chat::ChatSetting::On,
+            chat: crate::chat_setting::ChatSetting::On,
         }
     }
 }

@@ -8,18 +8,10 @@ use super::board::{Board, PlayError};
 use super::color::{ByColor, Color};
 use super::error::BadukError;
 use super::handicap;
+pub use super::history::Played;
 use super::history::{History, KoShape};
 use super::options::{BadukOptions, KoRule};
 use super::point::Point;
-
-/// A move as stored: who played, and where (`None`: a pass).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Played {
-    /// The side that moved.
-    pub color: Color,
-    /// The point played, or `None` for a pass.
-    pub point: Option<Point>,
-}
 
 /// One entry of the game record as views show it (§8.1 `moves`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]

@@ -241,12 +241,12 @@ impl BadukOptions {
             .advanced(),
             spec(
                 "chat",
-                crate::chat::ChatSetting::LABEL,
+                crate::chat_setting::ChatSetting::LABEL,
                 HOUSE,
-                Values::one_of(crate::chat::ChatSetting::VARIANTS),
-                &crate::chat::ChatSetting::VALUE_LABELS,
+                Values::one_of(crate::chat_setting::ChatSetting::VARIANTS),
+                &crate::chat_setting::ChatSetting::VALUE_LABELS,
             )
-            .help(crate::chat::ChatSetting::HELP),
+            .help(crate::chat_setting::ChatSetting::HELP),
         ];
         let constraints = vec![
             Constraint {

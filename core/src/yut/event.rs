@@ -7,8 +7,8 @@
 
 use serde::Serialize;
 
+use super::SideId;
 use super::board::{Node, Position};
-use super::state::SideId;
 use super::throw::Throw;
 use crate::game::PlayerId;
 
@@ -168,8 +168,8 @@ pub(crate) mod stored {
 
     use super::Event;
     use crate::game::PlayerId;
+    use crate::yut::SideId;
     use crate::yut::board::{Node, Position};
-    use crate::yut::state::SideId;
     use crate::yut::throw::Throw;
 
     #[derive(Serialize, Deserialize)]

@@ -56,7 +56,11 @@ pub use options::{
     TimeoutPolicy, YutOptions,
 };
 pub use result::{Outcome, Standing};
-pub use state::{Control, Phase, Piece, Recommendation, Side, SideId, State};
+pub use state::{Control, Phase, Piece, Recommendation, Side, State};
+
+/// A side's number: the seat in individual games, 0 = 청 and 1 = 홍 in team games. Here, not in
+/// `state`, because the events name sides too and the state keeps the events.
+pub type SideId = u8;
 pub use throw::{Throw, Toss};
 pub use timeout::Hint;
 pub use view::View;
@@ -211,7 +215,7 @@ impl Game for Yut {
         (options.mode == Mode::Team).then_some((seat % 2) as u8)
     }
 
-    fn chat_setting(options: &YutOptions) -> crate::chat::ChatSetting {
+    fn chat_setting(options: &YutOptions) -> crate::chat_setting::ChatSetting {
         options.chat
     }
 

@@ -2,9 +2,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::throw::Throw;
-
-use crate::chat::ChatSetting;
+use crate::chat_setting::ChatSetting;
 
 use crate::game::OptionsError;
 
@@ -620,15 +618,6 @@ impl YutOptions {
     /// The probability that a throw is 낙.
     pub fn nak_probability(&self) -> f64 {
         f64::from(self.nak_percent) / 100.0
-    }
-
-    /// Whether a capture made with `throw` earns the extra throw.
-    pub fn capture_bonus(&self, throw: Throw) -> bool {
-        match throw {
-            Throw::Backdo => self.backdo_capture_bonus,
-            Throw::Yut | Throw::Mo => self.capture_bonus_on_yut_mo,
-            Throw::Do | Throw::Gae | Throw::Geol => true,
-        }
     }
 }
 

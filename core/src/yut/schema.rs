@@ -9,7 +9,7 @@ use super::options::{
     TimeoutPolicy, YutOptions,
 };
 use super::throw::Throw;
-use crate::chat::ChatSetting;
+use crate::chat_setting::ChatSetting;
 use crate::schema::{Constraint, GameSchema, OptionSpec, PLAYERS, Preset, ThrowOdds, Values};
 
 /// A list of values followed by `null`.

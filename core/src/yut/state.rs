@@ -13,8 +13,7 @@ use super::throw::{Throw, Toss};
 use crate::game::{Lineup, Millis, OptionsError, PlayerId};
 use crate::rng::GameRng;
 
-/// A side's number: the seat in individual games, 0 = 청 and 1 = 홍 in team games.
-pub type SideId = u8;
+pub use super::SideId;
 
 /// A seat's number: the player's index in seat order.
 pub type Seat = u8;

@@ -159,6 +159,19 @@ impl Toss {
     }
 }
 
+/// The house rules that depend on the throw: here, beside the throws, so that the options
+/// need not know them (and the two modules do not import each other).
+impl YutOptions {
+    /// Whether a capture made with `throw` earns the extra throw.
+    pub fn capture_bonus(&self, throw: Throw) -> bool {
+        match throw {
+            Throw::Backdo => self.backdo_capture_bonus,
+            Throw::Yut | Throw::Mo => self.capture_bonus_on_yut_mo,
+            Throw::Do | Throw::Gae | Throw::Geol => true,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
