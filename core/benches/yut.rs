@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use madang_core::yut::{State, Yut, YutOptions};
+use madang_core::yut::{Yut, YutOptions, YutState};
 use madang_core::{Actor, Game, GameRng, Lineup, PlayerId};
 
 fn lineup(n: usize) -> Lineup {
@@ -18,7 +18,7 @@ fn lineup(n: usize) -> Lineup {
 }
 
 /// Plays a whole game with the timeout policy choosing every action; returns the actions taken.
-fn whole_game(seed: u64, players: usize, options: &YutOptions) -> (State, usize) {
+fn whole_game(seed: u64, players: usize, options: &YutOptions) -> (YutState, usize) {
     let mut rng = GameRng::seed_from_u64(seed);
     let Ok(mut state) = Yut::setup(&lineup(players), options, &mut rng, 0) else {
         unreachable!("valid options")
@@ -69,7 +69,7 @@ fn bench_apply(c: &mut Criterion) {
             let (bytes, rng) = &snapshots[i % snapshots.len()];
             i += 1;
             let mut rng = rng.clone();
-            let Ok(mut state) = postcard::from_bytes::<State>(black_box(bytes)) else {
+            let Ok(mut state) = postcard::from_bytes::<YutState>(black_box(bytes)) else {
                 return Vec::new();
             };
             if let Some(player) = state.current_player().cloned()

@@ -12,7 +12,7 @@ use super::error::BadukError;
 use super::event::BadukEvent;
 use super::options::{BadukOptions, ColorAssignment, KoRule};
 use super::point::Point;
-use super::position::{Outcome, Played, Position};
+use super::position::{MoveEffect, Played, Position};
 use super::result::{BadukResult, EndReason};
 use super::scoring;
 use super::state::{BadukState, Phase, ScoringMarks, UndoRequest};
@@ -459,7 +459,7 @@ fn end_at_move_limit(state: &mut BadukState, now: Millis, events: &mut Vec<Baduk
 }
 
 /// After any move: pending requests are declined by it, and `korean` ends on a third repetition.
-fn after_move(state: &mut BadukState, outcome: &Outcome, events: &mut Vec<BadukEvent>) {
+fn after_move(state: &mut BadukState, outcome: &MoveEffect, events: &mut Vec<BadukEvent>) {
     cancel_requests(state, events);
     if state.options.ko_rule == KoRule::Korean && outcome.situation_count >= 3 {
         events.extend(finish(state, None, EndReason::Repetition));

@@ -35,7 +35,7 @@ pub enum MoveRecord {
 
 /// What a legal move did.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outcome {
+pub struct MoveEffect {
     /// Captured stones (indices, ascending).
     pub captured: Vec<usize>,
     /// How many times the resulting situation (arrangement + side to move) has now appeared.
@@ -101,7 +101,7 @@ impl Position {
     }
 
     /// Plays a stone or a pass.
-    pub fn apply(&mut self, m: Played) -> Result<Outcome, BadukError> {
+    pub fn apply(&mut self, m: Played) -> Result<MoveEffect, BadukError> {
         match m.point {
             Some(p) => self.place(m.color, p),
             None => Ok(self.pass(m.color)),
@@ -116,7 +116,7 @@ impl Position {
     }
 
     /// Plays a stone of `color` at `point` (§5.2 steps 1–6 and §5.3).
-    pub fn place(&mut self, color: Color, point: Point) -> Result<Outcome, BadukError> {
+    pub fn place(&mut self, color: Color, point: Point) -> Result<MoveEffect, BadukError> {
         let captured = self.board.play(color, point).map_err(play_error)?;
         let index = point.index(self.board.size());
         if let Err(e) = self.check_ko(&self.board, index, &captured) {
@@ -149,19 +149,19 @@ impl Position {
                 .map(|&c| Point::from_index(c, size))
                 .collect(),
         });
-        Ok(Outcome {
+        Ok(MoveEffect {
             captured,
             situation_count,
         })
     }
 
     /// Records a pass by `color` (always legal, §5.4).
-    pub fn pass(&mut self, color: Color) -> Outcome {
+    pub fn pass(&mut self, color: Color) -> MoveEffect {
         let situation_count = self
             .history
             .record(self.board.hash(), color.opponent(), None);
         self.records.push(MoveRecord::Pass { color });
-        Outcome {
+        MoveEffect {
             captured: Vec::new(),
             situation_count,
         }

@@ -293,7 +293,7 @@ impl From<BadukState> for StoredBaduk {
 
 /// Why a stored state could not be decoded.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum DecodeError {
+pub enum StoredStateError {
     /// The stored options are not valid.
     #[error("stored options are invalid: {0}")]
     Options(String),
@@ -306,18 +306,18 @@ pub enum DecodeError {
 }
 
 impl TryFrom<StoredBaduk> for BadukState {
-    type Error = DecodeError;
+    type Error = StoredStateError;
 
-    fn try_from(s: StoredBaduk) -> Result<Self, DecodeError> {
+    fn try_from(s: StoredBaduk) -> Result<Self, StoredStateError> {
         s.options
             .validate()
-            .map_err(|e| DecodeError::Options(e.to_string()))?;
+            .map_err(|e| StoredStateError::Options(e.to_string()))?;
         let moves = s
             .moves
             .unpack(s.options.size(), s.options.first_to_move())
-            .map_err(DecodeError::MalformedMove)?;
+            .map_err(StoredStateError::MalformedMove)?;
         let position = Position::replay(&s.options, &moves)
-            .map_err(|(i, e)| DecodeError::IllegalMove(i, crate::game::RuleError::code(&e)))?;
+            .map_err(|(i, e)| StoredStateError::IllegalMove(i, crate::game::RuleError::code(&e)))?;
         let mut state = BadukState {
             options: s.options,
             players: s.players,

@@ -14,7 +14,7 @@
 
 use super::action::Action;
 use super::board::{Position, remaining_distance};
-use super::state::{Phase, SideId, State};
+use super::state::{Phase, SideId, YutState};
 use super::throw::Throw;
 use super::timeout::Hint;
 use crate::game::{Actor, BotLevel, PlayerId};
@@ -38,7 +38,7 @@ pub const LEVELS: [BotLevel; 3] = [
 
 /// The move the computer player of `level` makes for the player to move (`None` outside the
 /// move phase).
-pub fn choose(state: &State, level: u8) -> Option<Hint> {
+pub fn choose(state: &YutState, level: u8) -> Option<Hint> {
     if state.phase() != Phase::Move {
         return None;
     }
@@ -80,7 +80,7 @@ impl Weights {
 
 /// [`choose`] with other weights (benchmarks tune them; level 0 plays the first legal move).
 #[doc(hidden)]
-pub fn choose_with(state: &State, level: u8, weights: &Weights) -> Option<Hint> {
+pub fn choose_with(state: &YutState, level: u8, weights: &Weights) -> Option<Hint> {
     if state.phase() != Phase::Move {
         return None;
     }
@@ -105,7 +105,7 @@ enum Depth {
 }
 
 /// The move with the best value; ties go to the first in the legal-move order.
-fn best(state: &State, depth: Depth, w: &Weights) -> Option<Hint> {
+fn best(state: &YutState, depth: Depth, w: &Weights) -> Option<Hint> {
     let me = state.current_side();
     let player = state.current_player()?.clone();
     let mut best: Option<(f64, Hint)> = None;
@@ -132,7 +132,7 @@ fn best(state: &State, depth: Depth, w: &Weights) -> Option<Hint> {
 }
 
 /// The value for `me` of the best way to use what is still pending this turn (level 3).
-fn continue_turn(state: &State, me: SideId, player: &PlayerId, budget: u8, w: &Weights) -> f64 {
+fn continue_turn(state: &YutState, me: SideId, player: &PlayerId, budget: u8, w: &Weights) -> f64 {
     let my_move = state.phase() == Phase::Move && state.current_player() == Some(player);
     if !my_move || budget == 0 {
         return reply_expected(state, me, w);
@@ -159,7 +159,7 @@ fn continue_turn(state: &State, me: SideId, player: &PlayerId, budget: u8, w: &W
 /// Level 3's leaf: `me`'s turn is over; the value after the next player's reply, expected over
 /// the result they throw (weighed by the stick model), each reply the one level 2 would make.
 /// Their 윷/모 extra throw is left to the risk term of the position after it.
-fn reply_expected(state: &State, me: SideId, w: &Weights) -> f64 {
+fn reply_expected(state: &YutState, me: SideId, w: &Weights) -> f64 {
     let replier = match state.current_player() {
         Some(p) if state.phase() == Phase::Throw && state.current_side() != me => p.clone(),
         _ => return evaluate(state, me, w.chain, w),
@@ -175,7 +175,7 @@ fn reply_expected(state: &State, me: SideId, w: &Weights) -> f64 {
         thrown.pending = vec![throw];
         thrown.throws_owed = 0;
         thrown.phase = Phase::Move;
-        let mut reply: Option<(f64, State)> = None;
+        let mut reply: Option<(f64, YutState)> = None;
         for plan in thrown.plans() {
             let Some(next) = play(&thrown, &replier, plan.throw_index, plan.from) else {
                 continue;
@@ -201,7 +201,12 @@ fn reply_expected(state: &State, me: SideId, w: &Weights) -> f64 {
 }
 
 /// The state after the player to move uses `throw_index` on `from` (a move draws nothing).
-fn play(state: &State, player: &PlayerId, throw_index: usize, from: Position) -> Option<State> {
+fn play(
+    state: &YutState,
+    player: &PlayerId,
+    throw_index: usize,
+    from: Position,
+) -> Option<YutState> {
     let mut next = state.clone();
     let mut rng = GameRng::seed_from_u64(0);
     let now = state.turn_started_at();
@@ -213,7 +218,7 @@ fn play(state: &State, player: &PlayerId, throw_index: usize, from: Position) ->
 
 /// How likely each result is under the room's stick model (§8.4), 낙 taken out (a void throw
 /// moves nothing).
-fn odds(state: &State) -> [(Throw, f64); 6] {
+fn odds(state: &YutState) -> [(Throw, f64); 6] {
     let options = state.options();
     let p = options.stick_model.flat_probability();
     let q = 1.0 - p;
@@ -232,7 +237,7 @@ fn odds(state: &State) -> [(Throw, f64); 6] {
 
 /// The spots `side` can land on with a move of `steps` (−1: 빽도) by one of its pieces or
 /// stacks, as a bit set over the 29 spots.
-fn reach(state: &State, side: SideId, steps: i8) -> u32 {
+fn reach(state: &YutState, side: SideId, steps: i8) -> u32 {
     let mut set = 0u32;
     let pieces = state.sides()[usize::from(side)].pieces();
     let mut from_home = false;
@@ -261,7 +266,7 @@ fn reach(state: &State, side: SideId, steps: i8) -> u32 {
 
 /// For each spot, the chance that `side`'s next turn lands on it (one throw; with `chain`, a
 /// 윷 or 모 followed by a second result on the same piece, or on another).
-fn hit_chances(state: &State, side: SideId, odds: &[(Throw, f64); 6], chain: bool) -> [f64; 29] {
+fn hit_chances(state: &YutState, side: SideId, odds: &[(Throw, f64); 6], chain: bool) -> [f64; 29] {
     let single: Vec<u32> = odds
         .iter()
         .map(|&(t, _)| reach(state, side, t.steps()))
@@ -295,7 +300,7 @@ fn hit_chances(state: &State, side: SideId, odds: &[(Throw, f64); 6], chain: boo
 
 /// What a side's pieces are worth: steps made, a finished piece counting the whole way, and
 /// the game won when all are in.
-fn progress(state: &State, side: SideId) -> f64 {
+fn progress(state: &YutState, side: SideId) -> f64 {
     let finish = state.options().finish_rule;
     let full = f64::from(remaining_distance(Position::Home, finish));
     let s = &state.sides()[usize::from(side)];
@@ -313,7 +318,7 @@ fn progress(state: &State, side: SideId) -> f64 {
 /// The position's value for side `me`: own progress minus the opponents' (their mean), minus
 /// what the opponents' next turn is expected to capture, plus a share of what `me` threatens
 /// and an extra throw already earned.
-pub(crate) fn evaluate(state: &State, me: SideId, chain: bool, w: &Weights) -> f64 {
+pub(crate) fn evaluate(state: &YutState, me: SideId, chain: bool, w: &Weights) -> f64 {
     let sides = state.sides().len() as SideId;
     let odds = odds(state);
     let mine = progress(state, me) + shape(state, me, w);
@@ -373,7 +378,7 @@ pub(crate) fn evaluate(state: &State, me: SideId, chain: bool, w: &Weights) -> f
 
 /// What the shape of a side's pieces is worth beyond their steps: pieces riding together save
 /// throws on the way still to go (업기), and pieces spread on the board give results more uses.
-fn shape(state: &State, side: SideId, w: &Weights) -> f64 {
+fn shape(state: &YutState, side: SideId, w: &Weights) -> f64 {
     let finish = state.options().finish_rule;
     let pieces = state.sides()[usize::from(side)].pieces();
     let mut counted = [0u8; 29];
@@ -403,16 +408,17 @@ mod tests {
         Position::Board(Node::new(n).unwrap_or(Node::CHAMMEOGI))
     }
 
-    fn table() -> (State, PlayerId, PlayerId) {
+    fn table() -> (YutState, PlayerId, PlayerId) {
         let (a, b) = (PlayerId::new("a"), PlayerId::new("b"));
         let lineup = Lineup {
             players: vec![a.clone(), b.clone()],
             host: a.clone(),
         };
         let mut rng = GameRng::seed_from_u64(3);
-        let state = State::new(&lineup, &YutOptions::default(), &mut rng, 0).unwrap_or_else(|e| {
-            panic!("{e}");
-        });
+        let state =
+            YutState::new(&lineup, &YutOptions::default(), &mut rng, 0).unwrap_or_else(|e| {
+                panic!("{e}");
+            });
         (state, a, b)
     }
 

@@ -7,7 +7,7 @@
 //! - [`board`]: the 29 spots ([`Node`]), one step forward ([`Node::next`], §5.2), where a piece
 //!   is ([`Position`]) and the remaining-distance table (§6).
 //! - [`throw`]: sticks and results ([`Throw`], [`Toss`]: 낙 or four sticks, §5.1).
-//! - [`state`]: the stored [`State`] and its setup (§4, §8.1).
+//! - [`state`]: the stored [`YutState`] and its setup (§4, §8.1).
 //! - [`action`], [`event`], [`error`]: what players send, what happened, why it was refused.
 //! - `movement` and `turn`: moves (§5.4) and turn flow (§5.3).
 //! - [`view`], [`result`], `timeout`: what everyone sees (§8.3), the outcome (§6, §8.6), and
@@ -55,8 +55,8 @@ pub use options::{
     BackdoFromDo, EndMode, FinishRule, Mode, OnLeave, PlayerLimits, Ranking, Ruleset, StickModel,
     TimeoutPolicy, YutOptions,
 };
-pub use result::{Outcome, Standing};
-pub use state::{Control, Phase, Piece, Recommendation, Side, State};
+pub use result::{Standing, YutResult};
+pub use state::{Control, Phase, Piece, Recommendation, Side, YutState};
 
 /// A side's number: the seat in individual games, 0 = 청 and 1 = 홍 in team games. Here, not in
 /// `state`, because the events name sides too and the state keeps the events.
@@ -74,7 +74,7 @@ pub const AWAY_AFTER_TIMEOUTS: u8 = 3;
 /// How long the player to move may be disconnected before their timeout fires early (§8.5).
 pub const DISCONNECT_GRACE: Millis = 5_000;
 
-/// The 윷놀이 engine: a marker implementing [`Game`]; all data lives in [`State`].
+/// The 윷놀이 engine: a marker implementing [`Game`]; all data lives in [`YutState`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, schemars::JsonSchema)]
 pub struct Yut;
 
@@ -82,11 +82,11 @@ impl Game for Yut {
     const NAME: &'static str = "yut";
 
     type Options = YutOptions;
-    type State = State;
+    type State = YutState;
     type Action = Action;
     type Event = Event;
     type View = View;
-    type Outcome = Outcome;
+    type Outcome = YutResult;
     type Error = YutError;
 
     fn validate_options(options: &YutOptions, players: Option<usize>) -> Result<(), OptionsError> {
@@ -102,12 +102,12 @@ impl Game for Yut {
         options: &YutOptions,
         rng: &mut GameRng,
         now: Millis,
-    ) -> Result<State, OptionsError> {
-        State::new(lineup, options, rng, now)
+    ) -> Result<YutState, OptionsError> {
+        YutState::new(lineup, options, rng, now)
     }
 
     fn apply(
-        state: &mut State,
+        state: &mut YutState,
         actor: Actor<'_>,
         action: &Action,
         rng: &mut GameRng,
@@ -118,26 +118,26 @@ impl Game for Yut {
         Ok(events)
     }
 
-    fn view(state: &State, viewer: Option<&PlayerId>) -> View {
+    fn view(state: &YutState, viewer: Option<&PlayerId>) -> View {
         state.view(viewer)
     }
 
     /// Shows the room's version as `turnSeq` (§8.1).
-    fn room_view(state: &State, viewer: Option<&PlayerId>, version: u64) -> View {
+    fn room_view(state: &YutState, viewer: Option<&PlayerId>, version: u64) -> View {
         let mut view = state.view(viewer);
         view.turn_seq = version;
         view
     }
 
-    fn deadline(state: &State) -> Option<Millis> {
+    fn deadline(state: &YutState) -> Option<Millis> {
         state.deadline_at()
     }
 
-    fn active_players(state: &State) -> Vec<PlayerId> {
+    fn active_players(state: &YutState) -> Vec<PlayerId> {
         state.current_player().cloned().into_iter().collect()
     }
 
-    fn disconnect_grace(state: &State) -> Option<Millis> {
+    fn disconnect_grace(state: &YutState) -> Option<Millis> {
         (state.phase() != Phase::Finished).then_some(DISCONNECT_GRACE)
     }
 
@@ -149,18 +149,18 @@ impl Game for Yut {
         action::read(op, input)
     }
 
-    fn on_timeout(state: &State, player: &PlayerId, _now: Millis) -> Option<Action> {
+    fn on_timeout(state: &YutState, player: &PlayerId, _now: Millis) -> Option<Action> {
         state.timeout_action(player)
     }
 
-    fn result(state: &State) -> Option<Outcome> {
+    fn result(state: &YutState) -> Option<YutResult> {
         (state.phase() == Phase::Finished).then(|| state.outcome())
     }
 
     /// A player who leaves concedes (ruling Y10), or under `onLeave: bot` a bot takes their
     /// seat over.
     fn leave(
-        state: &mut State,
+        state: &mut YutState,
         player: &PlayerId,
         rng: &mut GameRng,
         now: Millis,
@@ -170,7 +170,7 @@ impl Game for Yut {
         Ok(events)
     }
 
-    fn is_bot(state: &State, player: &PlayerId) -> bool {
+    fn is_bot(state: &YutState, player: &PlayerId) -> bool {
         state.control(player) == Control::Bot
     }
 
@@ -178,14 +178,14 @@ impl Game for Yut {
         &bot::LEVELS
     }
 
-    fn seat_bot(state: &mut State, player: &PlayerId) {
+    fn seat_bot(state: &mut YutState, player: &PlayerId) {
         state.seat_bot(player);
     }
 
     /// Throws when a throw is owed; otherwise the level's move ([`bot::choose`]). No draw from
     /// `rng`: every level is a pure function of the state.
     fn bot_action(
-        state: &State,
+        state: &YutState,
         player: &PlayerId,
         level: u8,
         _rng: &mut GameRng,
@@ -206,7 +206,7 @@ impl Game for Yut {
     }
 
     /// The spec's timeout action (§8.5).
-    fn bot_fallback(state: &State, player: &PlayerId) -> Option<Action> {
+    fn bot_fallback(state: &YutState, player: &PlayerId) -> Option<Action> {
         state.timeout_action(player)
     }
 

@@ -1,7 +1,7 @@
 //! Moving pieces (§5.4): where a result takes a piece or stack, what it captures or stacks onto,
 //! and the list of legal moves.
 //!
-//! Planning is pure: [`State::plan`] looks at the state and describes the move without touching
+//! Planning is pure: [`YutState::plan`] looks at the state and describes the move without touching
 //! anything, so a refused `MOVE` is refused before any change (and the view's `legalMoves` are
 //! exactly the plans that exist).
 
@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::board::{Node, Position, Step};
 use super::options::{BackdoFromDo, FinishRule};
-use super::state::{SideId, State};
+use super::state::{SideId, YutState};
 use super::throw::Throw;
 
 /// A move the player to move may make (the view's `legalMoves`, ruling Y13):
@@ -34,7 +34,7 @@ pub struct LegalMove {
 
 /// A fully worked-out move: everything `apply` needs, computed before anything changes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Plan {
+pub(crate) struct MovePlan {
     pub(crate) throw_index: usize,
     pub(crate) throw: Throw,
     pub(crate) side: SideId,
@@ -52,7 +52,7 @@ pub(crate) struct Plan {
     pub(crate) joins: u8,
 }
 
-impl Plan {
+impl MovePlan {
     /// The move as the view lists it.
     pub(crate) fn legal_move(&self) -> LegalMove {
         LegalMove {
@@ -66,10 +66,15 @@ impl Plan {
     }
 }
 
-impl State {
+impl YutState {
     /// Works out the move of `side` using pending result `throw_index` on the pieces at `from`,
     /// or `None` if that move is not possible.
-    pub(crate) fn plan(&self, side: SideId, throw_index: usize, from: Position) -> Option<Plan> {
+    pub(crate) fn plan(
+        &self,
+        side: SideId,
+        throw_index: usize,
+        from: Position,
+    ) -> Option<MovePlan> {
         let throw = *self.pending.get(throw_index)?;
         let pieces = &self.sides.get(usize::from(side))?.pieces;
         let (movers, trail) = match from {
@@ -103,7 +108,7 @@ impl State {
                 None => {}
             }
         }
-        Some(Plan {
+        Some(MovePlan {
             throw_index,
             throw,
             side,
@@ -187,7 +192,7 @@ impl State {
 
     /// Every move open to the side to move, in a fixed order: by `throwIndex`, then by spot,
     /// entering last. Empty outside the move phase.
-    pub(crate) fn plans(&self) -> Vec<Plan> {
+    pub(crate) fn plans(&self) -> Vec<MovePlan> {
         if self.phase != super::state::Phase::Move {
             return Vec::new();
         }
@@ -204,7 +209,7 @@ impl State {
 
     /// The legal moves of the player to move (the view's `legalMoves`).
     pub fn legal_moves(&self) -> Vec<LegalMove> {
-        self.plans().iter().map(Plan::legal_move).collect()
+        self.plans().iter().map(MovePlan::legal_move).collect()
     }
 
     /// Whether any pending result can be used by `side`.
@@ -241,14 +246,14 @@ mod tests {
     use crate::rng::GameRng;
     use crate::yut::options::YutOptions;
 
-    fn state() -> State {
+    fn state() -> YutState {
         let players = vec![PlayerId::new("a"), PlayerId::new("b")];
         let lineup = Lineup {
             host: players[0].clone(),
             players,
         };
         let mut rng = GameRng::seed_from_u64(0);
-        State::new(&lineup, &YutOptions::default(), &mut rng, 0).unwrap()
+        YutState::new(&lineup, &YutOptions::default(), &mut rng, 0).unwrap()
     }
 
     fn at(n: u8) -> Position {

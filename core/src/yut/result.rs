@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::board::remaining_distance;
 use super::options::{Mode, Ranking};
-use super::state::{Side, SideId, State};
+use super::state::{Side, SideId, YutState};
 use super::throw::Throw;
 use crate::game::PlayerId;
 
@@ -61,7 +61,7 @@ pub struct Stats {
 /// The result of a finished game (§8.6).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[schemars(rename = "YutResult")]
-pub struct Outcome {
+pub struct YutResult {
     /// Every side, best first.
     pub ranking: Vec<Standing>,
     /// The players ranked first.
@@ -72,7 +72,7 @@ pub struct Outcome {
     pub stats: Stats,
 }
 
-impl State {
+impl YutState {
     /// Every side ranked (§6): finished sides by the order they finished; then the sides still
     /// playing by finished pieces (more first), then remaining distance (less first), tied sides
     /// sharing a rank (Y12); then sides that conceded, the earliest concession last (Y10).
@@ -143,7 +143,7 @@ impl State {
     }
 
     /// The result, once the game is over.
-    pub(crate) fn outcome(&self) -> Outcome {
+    pub(crate) fn outcome(&self) -> YutResult {
         let ranking = self.standings();
         let winners: Vec<PlayerId> = ranking
             .iter()
@@ -179,7 +179,7 @@ impl State {
         };
         let t = &self.stats.throws;
         let count = |r: Throw| t[r as usize];
-        Outcome {
+        YutResult {
             ranking,
             winners,
             summary,

@@ -164,13 +164,13 @@ pub(crate) struct Counters {
 
 /// A 윷놀이 game in progress or over.
 ///
-/// Obtained from [`State::new`] (which [`Yut::setup`](crate::game::Game::setup) calls) and
+/// Obtained from [`YutState::new`] (which [`Yut::setup`](crate::game::Game::setup) calls) and
 /// changed only by [`Yut::apply`](crate::game::Game::apply), so its invariants always hold: no spot holds pieces
 /// of two sides, every side keeps its piece count, and in the move phase at least one pending
 /// result can be used.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct State {
+pub struct YutState {
     pub(crate) options: YutOptions,
     pub(crate) players: Vec<PlayerId>,
     pub(crate) sides: Vec<Side>,
@@ -201,7 +201,7 @@ pub struct State {
     pub(crate) log: Vec<super::event::Event>,
 }
 
-impl State {
+impl YutState {
     /// Sets up a game (§4): sides and pieces, the first side by `rng`, turn order by ruling Y1.
     ///
     /// # Errors
@@ -212,7 +212,7 @@ impl State {
         options: &YutOptions,
         rng: &mut GameRng,
         now: Millis,
-    ) -> Result<State, OptionsError> {
+    ) -> Result<YutState, OptionsError> {
         let n = lineup.players.len();
         options.validate(Some(n))?;
         // Validation caps the head count at 8, so every count below fits in a u8.
@@ -236,7 +236,7 @@ impl State {
             finished_rank: None,
             conceded: None,
         };
-        let mut state = State {
+        let mut state = YutState {
             options: options.clone(),
             players: lineup.players.clone(),
             sides: vec![side; usize::from(side_count)],
@@ -312,7 +312,7 @@ impl State {
             .map(|&s| &self.players[usize::from(s)])
     }
 
-    /// Index into [`State::turn_order`] of the player to move.
+    /// Index into [`YutState::turn_order`] of the player to move.
     pub fn turn_index(&self) -> usize {
         usize::from(self.turn_index)
     }
@@ -412,7 +412,7 @@ impl State {
 /// Test support: arranges positions that would take many random throws to reach. Not part of
 /// the API; only tests and benchmarks call it, and the moves themselves still go through `apply`.
 #[doc(hidden)]
-impl State {
+impl YutState {
     /// Puts `side`'s piece `piece` at `position` with the given trail (the current spot last).
     pub fn debug_place(&mut self, side: SideId, piece: usize, position: Position, trail: &[u8]) {
         let trail = match position {
@@ -462,7 +462,7 @@ mod tests {
         };
         let mut rng = GameRng::seed_from_u64(11);
         let mut expected = rng.clone();
-        let state = State::new(&lineup(3), &options, &mut rng, 100).unwrap();
+        let state = YutState::new(&lineup(3), &options, &mut rng, 100).unwrap();
         let first = expected.below(3) as u8;
         assert_eq!(rng, expected, "setup draws one number");
         assert_eq!(state.current_seat(), first);
@@ -482,7 +482,7 @@ mod tests {
             ..YutOptions::default()
         };
         let mut rng = GameRng::seed_from_u64(1);
-        let state = State::new(&lineup(6), &options, &mut rng, 0).unwrap();
+        let state = YutState::new(&lineup(6), &options, &mut rng, 0).unwrap();
         assert_eq!(state.sides.len(), 2);
         let blue: Vec<&str> = state.members(0).map(PlayerId::as_str).collect();
         let red: Vec<&str> = state.members(1).map(PlayerId::as_str).collect();
@@ -498,7 +498,7 @@ mod tests {
     fn setup_refuses_options_that_do_not_fit_the_lineup() {
         let mut rng = GameRng::seed_from_u64(1);
         let before = rng.clone();
-        let err = State::new(&lineup(5), &YutOptions::default(), &mut rng, 0).unwrap_err();
+        let err = YutState::new(&lineup(5), &YutOptions::default(), &mut rng, 0).unwrap_err();
         assert_eq!(err.field, "mode");
         assert_eq!(rng, before);
     }

@@ -5,9 +5,9 @@ use serde::Serialize;
 
 use super::action::Action;
 use super::board::{Position, remaining_distance};
-use super::movement::Plan;
+use super::movement::MovePlan;
 use super::options::TimeoutPolicy;
-use super::state::{Phase, State};
+use super::state::{Phase, YutState};
 use crate::game::PlayerId;
 
 /// The move `timeoutPolicy` picks for the player to move: what a timeout, auto play or a bot
@@ -24,9 +24,9 @@ pub struct Hint {
     pub to: Position,
 }
 
-impl State {
+impl YutState {
     /// The action taken for `player` when the system acts for them: `THROW` in the throw phase;
-    /// in the move phase the first move by `timeoutPolicy` ([`State::policy_move`]), or `None`
+    /// in the move phase the first move by `timeoutPolicy` ([`YutState::policy_move`]), or `None`
     /// if nothing is awaited from them.
     pub fn timeout_action(&self, player: &PlayerId) -> Option<Action> {
         if self.current_player() != Some(player) {
@@ -68,7 +68,7 @@ impl State {
     /// included), 3 advances a board stack (the farthest behind first, by its node's per-piece
     /// distance, then the biggest result, 빽도 counting −1), 4 enters. Ties go to the smaller
     /// `throwIndex`, then the smaller origin spot, home last.
-    fn yut_md_priority(&self, plan: &Plan) -> (u8, i64, i64, u32, usize, u8) {
+    fn yut_md_priority(&self, plan: &MovePlan) -> (u8, i64, i64, u32, usize, u8) {
         let (category, first, second) = match (plan.victim, plan.to, plan.from) {
             (Some((_, captured)), _, _) => (0, -i64::from(captured), 0),
             (None, Position::Goal, _) => (1, 0, 0),
@@ -86,7 +86,7 @@ impl State {
     /// 2 anything else; within each, the farthest move — most steps (빽도 −1), then the
     /// destination nearest the goal. A move onto an own piece stacks like a manual one. Ties go
     /// to the smaller `throwIndex`, then the smaller origin spot, home last.
-    fn rules_page_priority(&self, plan: &Plan) -> (u8, i64, i64, u32, usize, u8) {
+    fn rules_page_priority(&self, plan: &MovePlan) -> (u8, i64, i64, u32, usize, u8) {
         let (category, pieces) = match (plan.to, plan.victim) {
             (Position::Goal, _) => (0, plan.movers.len() as i64),
             (_, Some((_, captured))) => (1, i64::from(captured)),
@@ -104,6 +104,6 @@ impl State {
 }
 
 /// The origin's spot number for tie-breaks, home last.
-fn origin(plan: &Plan) -> u8 {
+fn origin(plan: &MovePlan) -> u8 {
     plan.from.node().map_or(u8::MAX, |n| n.index())
 }

@@ -1,7 +1,7 @@
 //! Turn flow (§5.3): throwing, using results, the capture bonus, discarding what cannot be used,
 //! passing the turn, finishing and conceding.
 //!
-//! [`State::act`] checks everything an action needs before it changes anything, so a refused
+//! [`YutState::act`] checks everything an action needs before it changes anything, so a refused
 //! action leaves the state and the generator exactly as they were.
 
 use super::AWAY_AFTER_TIMEOUTS;
@@ -9,15 +9,15 @@ use super::action::Action;
 use super::board::Position;
 use super::error::YutError;
 use super::event::Event;
-use super::movement::Plan;
+use super::movement::MovePlan;
 use super::options::{Mode, OnLeave, Ranking};
-use super::state::{Control, Phase, Piece, Recommendation, Seat, SideId, State};
+use super::state::{Control, Phase, Piece, Recommendation, Seat, SideId, YutState};
 use super::throw::{Throw, Toss};
 use crate::game::{Actor, Millis, PlayerId};
 use crate::rng::GameRng;
 use strum::VariantArray;
 
-impl State {
+impl YutState {
     /// Applies one action (see [`Game::apply`](crate::game::Game::apply)).
     pub(crate) fn act(
         &mut self,
@@ -122,7 +122,7 @@ impl State {
         seat: Seat,
         throw_index: usize,
         from: Position,
-    ) -> Result<Plan, YutError> {
+    ) -> Result<MovePlan, YutError> {
         let teammate = self.options.mode == Mode::Team
             && seat != self.current_seat()
             && self.side_of_seat(seat) == self.current_side();
@@ -141,7 +141,7 @@ impl State {
 
     /// Records a member's recommendation (replacing their previous one). The event goes to the
     /// recommender alone; their teammates see it in their view.
-    fn recommend(&mut self, seat: Seat, plan: &Plan, events: &mut Vec<Event>) {
+    fn recommend(&mut self, seat: Seat, plan: &MovePlan, events: &mut Vec<Event>) {
         self.recommendations.retain(|r| r.by != seat);
         self.recommendations.push(Recommendation {
             by: seat,
@@ -255,7 +255,7 @@ impl State {
     }
 
     /// Move phase: carries out a planned move, then whatever follows from it.
-    fn play(&mut self, plan: Plan, now: Millis, events: &mut Vec<Event>) {
+    fn play(&mut self, plan: MovePlan, now: Millis, events: &mut Vec<Event>) {
         let side = usize::from(plan.side);
         self.pending.remove(plan.throw_index);
         events.push(Event::Moved {

@@ -10,7 +10,7 @@ use super::board::{Node, Position};
 use super::event::{Event, LOG_LEN, is_public};
 use super::movement::LegalMove;
 use super::options::{Mode, YutOptions};
-use super::state::{Control, Phase, SideId, State};
+use super::state::{Control, Phase, SideId, YutState};
 use super::throw::{Throw, Toss};
 use super::timeout::Hint;
 use crate::game::{Millis, PlayerId};
@@ -180,7 +180,7 @@ impl From<Toss> for LastThrow {
     }
 }
 
-impl State {
+impl YutState {
     /// Keeps `events` (the public ones) in the log, dropping the oldest beyond [`LOG_LEN`].
     pub(crate) fn remember(&mut self, events: &[Event]) {
         self.log

@@ -2,13 +2,13 @@
 #![allow(dead_code)]
 
 use madang_core::yut::{
-    Action, Event, Node, Position, State, Throw, Toss, Yut, YutError, YutOptions,
+    Action, Event, Node, Position, Throw, Toss, Yut, YutError, YutOptions, YutState,
 };
 use madang_core::{Actor, Game, GameRng, Lineup, Millis, PlayerId};
 
 /// One game, its generator and a clock.
 pub struct Table {
-    pub state: State,
+    pub state: YutState,
     pub rng: GameRng,
     pub now: Millis,
 }

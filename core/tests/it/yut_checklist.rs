@@ -938,7 +938,7 @@ fn autoplay(
     seed: u64,
     players: usize,
     options: &YutOptions,
-) -> (madang_core::yut::State, Vec<Event>) {
+) -> (madang_core::yut::YutState, Vec<Event>) {
     let mut rng = GameRng::seed_from_u64(seed);
     let mut state = Yut::setup(&lineup(players), options, &mut rng, 0).unwrap();
     let mut log = Vec::new();
@@ -1242,10 +1242,10 @@ fn a_state_round_trips_through_postcard_and_json_and_stays_small() {
         Yut::apply(&mut state, Actor::Player(&p), &action, &mut rng, step).unwrap();
         let bytes = postcard::to_allocvec(&state).unwrap();
         largest = largest.max(bytes.len());
-        let back: madang_core::yut::State = postcard::from_bytes(&bytes).unwrap();
+        let back: madang_core::yut::YutState = postcard::from_bytes(&bytes).unwrap();
         assert_eq!(back, state);
         let json = serde_json::to_string(&state).unwrap();
-        let back: madang_core::yut::State = serde_json::from_str(&json).unwrap();
+        let back: madang_core::yut::YutState = serde_json::from_str(&json).unwrap();
         assert_eq!(back, state);
     }
     assert!(largest < 400, "a 4-player state took {largest} bytes");

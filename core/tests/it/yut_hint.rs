@@ -5,8 +5,8 @@
 use crate::support;
 
 use madang_core::yut::{
-    Action, BackdoFromDo, FinishRule, Mode, Phase, PlayerLimits, State, StickModel, TimeoutPolicy,
-    Yut, YutOptions,
+    Action, BackdoFromDo, FinishRule, Mode, Phase, PlayerLimits, StickModel, TimeoutPolicy, Yut,
+    YutOptions, YutState,
 };
 use madang_core::{Actor, Game, GameRng, PlayerId};
 use proptest::prelude::*;
@@ -66,7 +66,7 @@ fn arb_options() -> impl Strategy<Value = (YutOptions, usize)> {
 }
 
 /// Checks the hint of every viewer in `state` against the timeout's choice.
-fn check_hint(state: &State) -> Result<(), TestCaseError> {
+fn check_hint(state: &YutState) -> Result<(), TestCaseError> {
     let Some(mover) = state.current_player().cloned() else {
         // Game over: nobody is to move, nobody has a hint.
         for p in state.players() {

@@ -28,7 +28,7 @@ fn the_log_holds_the_last_events_in_order_and_survives_the_stored_form() {
     }
     assert_eq!(Yut::view(&t.state, None).log.len(), LOG_LEN);
     let bytes = postcard::to_allocvec(&t.state).unwrap();
-    let back: madang_core::yut::State = postcard::from_bytes(&bytes).unwrap();
+    let back: madang_core::yut::YutState = postcard::from_bytes(&bytes).unwrap();
     assert_eq!(Yut::view(&back, None).log, Yut::view(&t.state, None).log);
 }
 

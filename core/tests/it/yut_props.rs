@@ -7,7 +7,7 @@ use std::collections::HashSet;
 
 use madang_core::yut::{
     Action, BackdoFromDo, EndMode, FinishRule, Mode, Node, OnLeave, Phase, PlayerLimits, Position,
-    Ranking, State, StickModel, TimeoutPolicy, Yut, YutOptions,
+    Ranking, StickModel, TimeoutPolicy, Yut, YutOptions, YutState,
 };
 use madang_core::{Actor, Game, GameRng, Millis, PlayerId};
 use proptest::prelude::*;
@@ -113,7 +113,7 @@ fn arb_probe() -> impl Strategy<Value = (usize, Action)> {
 }
 
 /// One step of a game: who acts and what, from the state and a random choice.
-fn choose(state: &State, choice: u32) -> Option<(PlayerId, Action)> {
+fn choose(state: &YutState, choice: u32) -> Option<(PlayerId, Action)> {
     let player = state.current_player()?.clone();
     // Now and then someone concedes (any player, on turn or not).
     if choice.is_multiple_of(97) {
@@ -142,7 +142,7 @@ fn choose(state: &State, choice: u32) -> Option<(PlayerId, Action)> {
     Some((player, action))
 }
 
-fn check_invariants(state: &State) {
+fn check_invariants(state: &YutState) {
     let options = state.options();
     let mut owners: Vec<Option<usize>> = vec![None; 29];
     for (side_id, side) in state.sides().iter().enumerate() {
@@ -204,7 +204,7 @@ fn play(
     seed: u64,
     choices: &[u32],
     probes: &[(usize, Action)],
-) -> (State, GameRng, Log) {
+) -> (YutState, GameRng, Log) {
     let mut rng = GameRng::seed_from_u64(seed);
     let mut state = Yut::setup(&lineup(players), options, &mut rng, 0).unwrap();
     let stranger = PlayerId::new("stranger");
@@ -291,9 +291,9 @@ proptest! {
         // The stored form round-trips and stays small.
         let bytes = postcard::to_allocvec(&state).unwrap();
         prop_assert!(bytes.len() < 1024, "{} bytes", bytes.len());
-        let back: State = postcard::from_bytes(&bytes).unwrap();
+        let back: YutState = postcard::from_bytes(&bytes).unwrap();
         prop_assert_eq!(&back, &state);
-        let back: State = serde_json::from_str(&serde_json::to_string(&state).unwrap()).unwrap();
+        let back: YutState = serde_json::from_str(&serde_json::to_string(&state).unwrap()).unwrap();
         prop_assert_eq!(&back, &state);
     }
 

@@ -112,7 +112,7 @@ impl Chooser {
     }
 }
 
-fn yut_actions(state: &yut::State, pick: &mut Chooser) -> Vec<yut::Action> {
+fn yut_actions(state: &yut::YutState, pick: &mut Chooser) -> Vec<yut::Action> {
     let mut out = vec![yut::Action::Throw, yut::Action::TakeControl];
     for m in state.legal_moves() {
         out.push(yut::Action::Move {
