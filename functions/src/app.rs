@@ -1,4 +1,5 @@
-//! What every handler shares: the store, the clock, and whether test support is on.
+//! What every handler shares: the store, the announcer, the clock, and whether test support is
+//! on.
 //!
 //! Test support (seeds, `POST /dev/clock`) is compiled only with the `dev` cargo feature, which
 //! the test command turns on and no release build does (`template.yaml` builds without it).
@@ -12,6 +13,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use madang_core::Millis;
 use madang_infra::{RoomStore, StoreError};
 
+use crate::announce::Announcer;
 use crate::thinker::{DEFAULT_BOT_THREADS, LocalThinker, Thinker};
 
 /// The server's clock. Handlers read time only from here, so tests (and `MADANG_DEV=1` servers
@@ -110,6 +112,9 @@ impl Default for Limits {
 pub struct App<S> {
     /// Where rooms live.
     pub store: Arc<S>,
+    /// Who is told of every save and chat message that landed, for the live channel
+    /// ([`crate::announce`]). Shared with the thinker, whose saves are announced too.
+    pub announcer: Arc<dyn Announcer>,
     /// The server clock.
     pub clock: Arc<Clock>,
     /// `MADANG_DEV=1` in a build with the `dev` feature: seeds on create and `POST /dev/clock`
@@ -138,6 +143,7 @@ impl<S> Clone for App<S> {
     fn clone(&self) -> Self {
         App {
             store: self.store.clone(),
+            announcer: self.announcer.clone(),
             clock: self.clock.clone(),
             dev: self.dev,
             limits: self.limits,
@@ -152,15 +158,22 @@ impl<S> Clone for App<S> {
 }
 
 impl<S: RoomStore> App<S> {
-    /// An app over `store` with the system clock, test support off, and computer players'
-    /// moves made in this process on one blocking thread ([`LocalThinker`]).
-    pub fn new(store: Arc<S>) -> Self {
+    /// An app over `store` whose changes are told to `announcer`, with the system clock, test
+    /// support off, and computer players' moves made in this process on one blocking thread
+    /// ([`LocalThinker`]).
+    pub fn new(store: Arc<S>, announcer: Arc<dyn Announcer>) -> Self {
         let clock = Arc::new(Clock::default());
         let push = crate::push::PushSlot::default();
-        let thinker = LocalThinker::new(store.clone(), clock.clone(), DEFAULT_BOT_THREADS)
-            .with_push(push.clone());
+        let thinker = LocalThinker::new(
+            store.clone(),
+            announcer.clone(),
+            clock.clone(),
+            DEFAULT_BOT_THREADS,
+        )
+        .with_push(push.clone());
         App {
             store,
+            announcer,
             clock,
             dev: false,
             limits: Limits::default(),
@@ -176,8 +189,13 @@ impl<S: RoomStore> App<S> {
     /// Computer players' moves made in this process, at most `threads` searches at once.
     pub fn with_bot_threads(mut self, threads: usize) -> Self {
         self.thinker = Arc::new(
-            LocalThinker::new(self.store.clone(), self.clock.clone(), threads)
-                .with_push(self.push.clone()),
+            LocalThinker::new(
+                self.store.clone(),
+                self.announcer.clone(),
+                self.clock.clone(),
+                threads,
+            )
+            .with_push(self.push.clone()),
         );
         self
     }

@@ -29,6 +29,7 @@ use madang_core::Millis;
 use madang_infra::RoomStore;
 use tokio::sync::{Notify, Semaphore};
 
+use crate::announce::Announcer;
 use crate::app::Clock;
 use crate::push::PushSlot;
 use crate::service::bots::{land, search};
@@ -91,6 +92,8 @@ const MAX_FAILURES: u32 = 3;
 /// `threads` blocking threads at once.
 pub struct LocalThinker<S> {
     store: Arc<S>,
+    /// Told of every move saved, as a request's save tells it.
+    announcer: Arc<dyn Announcer>,
     clock: Arc<Clock>,
     threads: Arc<Semaphore>,
     /// Web Push: a move that makes a person's turn pushes it, as a person's move does.
@@ -120,10 +123,17 @@ impl<S> std::fmt::Debug for LocalThinker<S> {
 }
 
 impl<S: RoomStore> LocalThinker<S> {
-    /// A thinker over `store` running at most `threads` searches at once (at least one).
-    pub fn new(store: Arc<S>, clock: Arc<Clock>, threads: usize) -> Self {
+    /// A thinker over `store` running at most `threads` searches at once (at least one),
+    /// telling `announcer` of the moves it saves.
+    pub fn new(
+        store: Arc<S>,
+        announcer: Arc<dyn Announcer>,
+        clock: Arc<Clock>,
+        threads: usize,
+    ) -> Self {
         LocalThinker {
             store,
+            announcer,
             clock,
             threads: Arc::new(Semaphore::new(threads.max(1))),
             push: PushSlot::default(),
@@ -200,6 +210,7 @@ impl<S: RoomStore> LocalThinker<S> {
         drop(rooms);
         let task = RoomTask {
             store: self.store.clone(),
+            announcer: self.announcer.clone(),
             clock: self.clock.clone(),
             threads: self.threads.clone(),
             push: self.push.clone(),
@@ -214,6 +225,7 @@ impl<S: RoomStore> LocalThinker<S> {
 /// The one task of one room.
 struct RoomTask<S> {
     store: Arc<S>,
+    announcer: Arc<dyn Announcer>,
     clock: Arc<Clock>,
     threads: Arc<Semaphore>,
     push: PushSlot,
@@ -234,9 +246,16 @@ impl<S: RoomStore> RoomTask<S> {
                     // The search ran as soon as the move was known; it lands when due.
                     self.until(searched.due_at()).await;
                     let push = self.push.get();
-                    land(&*self.store, push.as_deref(), &clock, &self.id, searched)
-                        .await
-                        .map(Some)
+                    land(
+                        &*self.store,
+                        &*self.announcer,
+                        push.as_deref(),
+                        &clock,
+                        &self.id,
+                        searched,
+                    )
+                    .await
+                    .map(Some)
                 }
                 Ok(None) => Ok(None),
                 Err(e) => Err(e),

@@ -149,11 +149,11 @@ pub async fn get<S: RoomStore>(
     // The document allows at most 25 seconds; the parser refuses what it refuses.
     if query
         .wait
-        .is_some_and(|w| w > super::openapi::MAX_WAIT_SECS)
+        .is_some_and(|w| w > super::requests::MAX_WAIT_SECS)
     {
         return Err(ApiError::Malformed(format!(
             "wait는 0~{}초여야 해요.",
-            super::openapi::MAX_WAIT_SECS
+            super::requests::MAX_WAIT_SECS
         )));
     }
     let wait = Duration::from_secs(query.wait.unwrap_or(0).min(app.limits.max_wait_secs));

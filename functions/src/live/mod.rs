@@ -5,20 +5,42 @@
 //! the token is never in the URL) and `{"type":"ping"}`. Server → client:
 //! `{"type":"version","version":V}` at once when the room is already past `since` and after
 //! every accepted change; `{"type":"pong"}`; `{"type":"chat","message":M}` for each chat
-//! message the receiver may see ([`ServerFrame::Chat`], sent by [`chat`]); `{"type":"error","code":C}` and then a close, with `C` one of
-//! `UNAUTHORIZED`, `ROOM_NOT_FOUND`, `BAD_MESSAGE`, `RATE_LIMITED`.
+//! message the receiver may see ([`ServerFrame::Chat`]); `{"type":"error","code":C}` and then a
+//! close, with `C` one of `UNAUTHORIZED`, `ROOM_NOT_FOUND`, `BAD_MESSAGE`, `RATE_LIMITED`.
 //!
 //! Delivery is a hint, never the source of truth: a client reads the room (`since`, ETag) for
 //! each version announced, and converges even when a message is lost.
 //!
-//! - [`local`]: `GET /live` on the local server, fed by the embedded store's notifier.
+//! The save path and the chat service tell the app's announcer ([`crate::announce`]) what
+//! landed; this module is its two implementations and what they share:
+//! - [`local`]: `GET /live` on the local server, woken by the in-process
+//!   [`crate::announce::LocalAnnouncer`].
 //! - [`aws`]: API Gateway's WebSocket API on Lambda — the connection registry in the rooms
-//!   table and the `PostToConnection` announcer the save path calls.
+//!   table and the `PostToConnection` announcer.
 //!
 //! What both share lives here: the frames, the bounds, the hello check and `liveUrl`.
+//!
+//! **Chat** (DESIGN "Live channel" and "Chat"): a message, once stored, is sent as
+//! `{"type":"chat","message":M}` to exactly those live connections whose viewer may see it —
+//! `M` exactly as `GET /rooms/{id}/chat` renders it ([`crate::service::chat::message_json`]),
+//! the viewer's rights by the chat service's one rule
+//! ([`crate::service::chat::live_may_receive`]).
+//!
+//! - **Local server**: the post wakes the room's sockets through the local announcer's chat wake
+//!   (a `watch` channel per room that has a socket, so it holds at most one entry per watched
+//!   room); each socket then reads the log past the last record it passed on and sends what its
+//!   viewer may see on the room as it is now (so a member kicked or gone meanwhile gets none).
+//! - **AWS**: the announcer reads the room's connection registry and posts to each connection
+//!   its frame, decided per connection from the registry's `player`, within the same bound as a
+//!   version's announcement ([`aws::ANNOUNCE_BOUND`]): a post never fails the chat answer, nor
+//!   delays it beyond that.
+//! - **No replay at hello**: the hello carries only the room's `since`. Delivery is a hint and
+//!   the chat log is the source of truth, as the room is for versions: after a (re)connect a
+//!   client fetches `GET /rooms/{id}/chat?after=N` once its hello is taken (the JS client
+//!   follows its hello with a `ping`; the `pong` says the hello was handled), and from then on
+//!   every message it may see also arrives over the socket.
 
 pub mod aws;
-pub mod chat;
 pub mod local;
 
 use std::collections::HashMap;
@@ -29,7 +51,6 @@ use axum::http::request::Parts;
 use axum::http::{header, uri::Authority};
 use madang_core::PlayerId;
 use madang_core::room::TokenHash;
-use madang_infra::notify::{Notifier, Subscription};
 use madang_infra::{RoomStore, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -117,7 +138,7 @@ pub enum ServerFrame<'a> {
     },
     /// The answer to `ping`.
     Pong,
-    /// A chat message the receiver may see (`docs/DESIGN.md`, "Chat"; sent by [`chat`]).
+    /// A chat message the receiver may see (`docs/DESIGN.md`, "Chat").
     Chat {
         /// The message `M`, as JSON text.
         message: &'a RawValue,
@@ -417,9 +438,6 @@ pub struct Live {
     total: Arc<Semaphore>,
     /// Places taken per watched room (local server).
     rooms: Arc<Mutex<HashMap<String, Places>>>,
-    /// The chat wake of local sockets: a post sends the room's newest chat record number
-    /// ([`chat`]). One channel per room some socket watches, gone with its last socket.
-    chat: Notifier,
 }
 
 impl Default for Live {
@@ -437,7 +455,6 @@ impl Live {
             send_timeout: SEND_TIMEOUT,
             total: Arc::new(Semaphore::new(max_sockets)),
             rooms: Arc::default(),
-            chat: Notifier::default(),
         }
     }
 
@@ -465,16 +482,6 @@ impl Live {
             live.send_timeout = std::time::Duration::from_millis(ms);
         }
         Ok(live)
-    }
-
-    /// Wakes this process's sockets watching `room`: its chat log has a new record, `seq`.
-    pub fn chat_posted(&self, room: &str, seq: u64) {
-        self.chat.notify(room, seq);
-    }
-
-    /// A subscription to `room`'s chat wake (a local socket's).
-    fn chat_wake(&self, room: &str) -> Subscription<'_> {
-        self.chat.subscribe(room)
     }
 
     /// A slot for one more local socket, if the process has one.
@@ -550,7 +557,7 @@ impl<S: RoomStore> FromRequestParts<App<S>> for ViewUrl {
         Ok(ViewUrl(match &app.live.url {
             LiveUrl::Fixed(url) => Some(url.clone()),
             LiveUrl::Off => None,
-            LiveUrl::FromHost if app.store.notifier().is_some() => from_host(parts),
+            LiveUrl::FromHost if app.announcer.local().is_some() => from_host(parts),
             LiveUrl::FromHost => None,
         }))
     }

@@ -34,6 +34,7 @@ use tokio::sync::Semaphore;
 
 use super::new_request_id;
 use super::save::{Loaded, Target, transact};
+use crate::announce::Announcer;
 use crate::error::ApiError;
 use crate::metrics::{self, Metric};
 use crate::thinker::NoThinker;
@@ -235,6 +236,7 @@ pub(super) fn landed_plan(id: &str, planned: PlanLanded) {
 /// and away, the end to every away seat.
 pub async fn land<S: RoomStore>(
     store: &S,
+    announcer: &dyn Announcer,
     push: Option<&crate::push::Push>,
     clock: &(impl Fn() -> Millis + Sync),
     id: &str,
@@ -244,6 +246,7 @@ pub async fn land<S: RoomStore>(
     // The thinker's own saves cue no thinker: its loop looks at the room again at once.
     let saved = transact(
         store,
+        announcer,
         &NoThinker,
         clock,
         Target::Load(id),
@@ -268,7 +271,7 @@ pub async fn land<S: RoomStore>(
         tracing::debug!(room = %crate::api::ids::digest_of(id), "the room moved on during a search; searching again");
         return Ok(false);
     }
-    super::push::deliver(store, push, clock, &saved.loaded, saved.now).await;
+    super::push::deliver(store, announcer, push, clock, &saved.loaded, saved.now).await;
     let mut moves = BotMoves::default();
     for (fired, took) in saved.outcome.into_iter().zip(took) {
         if let Fired::Bot { fallback, .. } = fired {

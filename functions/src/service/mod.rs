@@ -34,13 +34,28 @@ use madang_core::PlayerId;
 use madang_core::room::{RequestId, Room};
 use serde_json::value::RawValue;
 
-pub use act::{Acted, Idempotency, act};
+pub use act::{Idempotency, act};
 pub use action::{Action, ActionRequest, Options, Pick, Refusal};
 pub use read::{Read, read, sgf};
 pub use save::{Loaded, PRESENCE_WRITE_INTERVAL_MS};
 pub use seat::{NewRoom, RoomOptions, Seated, create_room, join_room};
 
 use crate::error::ApiError;
+use events::Events;
+
+/// The answer to an accepted action.
+#[derive(Debug)]
+pub struct Acted {
+    /// The room's version after the action.
+    pub version: u64,
+    /// What happened: overdue timeouts fired first, then the action's own events, then what the
+    /// action made due at once (a bot's turn).
+    pub events: Events,
+    /// The room as the caller now sees it.
+    pub room: Box<RawValue>,
+    /// This is the remembered first answer to a retried `Idempotency-Key`.
+    pub replayed: bool,
+}
 
 /// Fills `buf` from the OS's entropy.
 pub(crate) fn random_bytes<const N: usize>() -> Result<[u8; N], ApiError> {

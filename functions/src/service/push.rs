@@ -12,6 +12,7 @@ use madang_infra::RoomStore;
 
 use super::new_request_id;
 use super::save::{Loaded, Target, transact};
+use crate::announce::Announcer;
 use crate::app::App;
 use crate::error::ApiError;
 use crate::metrics::{self, Metric};
@@ -45,6 +46,7 @@ pub async fn subscribe<S: RoomStore>(
     let push = push_of(app)?;
     transact(
         &*app.store,
+        &*app.announcer,
         &*app.thinker,
         || app.clock.now(),
         Target::Load(id),
@@ -83,6 +85,7 @@ pub async fn unsubscribe<S: RoomStore>(
     push_of(app)?;
     transact(
         &*app.store,
+        &*app.announcer,
         &*app.thinker,
         || app.clock.now(),
         Target::Load(id),
@@ -101,9 +104,10 @@ pub async fn unsubscribe<S: RoomStore>(
 /// Sends the pushes `loaded` — a room as a change just saved it — calls for ([`notices`]), and
 /// forgets the subscriptions their push services say are gone. Never fails the change: a push
 /// that fails is logged and counted (and the next one tries again). All of them go at once,
-/// within [`PUSH_BOUND`] together.
+/// within [`PUSH_BOUND`] together. Forgetting a subscription is a save, told to `announcer`.
 pub async fn deliver<S: RoomStore>(
     store: &S,
+    announcer: &dyn Announcer,
     push: Option<&Push>,
     clock: &(impl Fn() -> Millis + Sync),
     loaded: &Loaded,
@@ -118,7 +122,7 @@ pub async fn deliver<S: RoomStore>(
     }
     let gone = send_all(push, loaded, &notices).await;
     if !gone.is_empty() {
-        forget(store, clock, &loaded.id, &gone).await;
+        forget(store, announcer, clock, &loaded.id, &gone).await;
     }
 }
 
@@ -127,6 +131,7 @@ pub async fn deliver<S: RoomStore>(
 /// `timeLow` to the away seats awaited.
 pub async fn remind<S: RoomStore>(
     store: &S,
+    announcer: &dyn Announcer,
     push: Option<&Push>,
     clock: &(impl Fn() -> Millis + Sync),
     id: &str,
@@ -135,6 +140,7 @@ pub async fn remind<S: RoomStore>(
     let mut due = None;
     let saved = transact(
         store,
+        announcer,
         &NoThinker,
         clock,
         Target::Load(id),
@@ -157,7 +163,7 @@ pub async fn remind<S: RoomStore>(
     let notices = crate::push::time_low_notices(&saved.loaded, deadline, now);
     let gone = send_all(push, &saved.loaded, &notices).await;
     if !gone.is_empty() {
-        forget(store, clock, id, &gone).await;
+        forget(store, announcer, clock, id, &gone).await;
     }
     Ok(())
 }
@@ -222,6 +228,7 @@ async fn send_all(push: &Push, loaded: &Loaded, notices: &[Notice]) -> Vec<Strin
 /// Removes the subscriptions at `endpoints` from the room (their push service dropped them).
 async fn forget<S: RoomStore>(
     store: &S,
+    announcer: &dyn Announcer,
     clock: &(impl Fn() -> Millis + Sync),
     id: &str,
     endpoints: &[String],
@@ -231,6 +238,7 @@ async fn forget<S: RoomStore>(
     };
     let forgot = transact(
         store,
+        announcer,
         &NoThinker,
         clock,
         Target::Load(id),
