@@ -7,66 +7,18 @@
 //! read; with it, `MADANG_DEV=1` still has to turn it on at run time.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use madang_core::Millis;
 use madang_infra::{RoomStore, StoreError};
 
 use crate::announce::Announcer;
+pub use crate::clock::Clock;
 use crate::thinker::{DEFAULT_BOT_THREADS, LocalThinker, Thinker};
-
-/// The server's clock. Handlers read time only from here, so tests (and `MADANG_DEV=1` servers
-/// built with the `dev` feature, through `POST /dev/clock`) can move time forward instead of
-/// sleeping.
-#[derive(Debug, Default)]
-pub struct Clock {
-    /// How far the dev clock was moved; never anything but 0 without the `dev` feature.
-    offset_ms: AtomicU64,
-}
 
 /// Whether `MADANG_DEV=1` asks for test support: read only in builds with the `dev` feature,
 /// `false` in every other build whatever the environment says.
 pub fn dev_from_env() -> bool {
     cfg!(feature = "dev") && std::env::var("MADANG_DEV").is_ok_and(|v| v == "1")
-}
-
-impl Clock {
-    /// Epoch milliseconds: the system time plus however far the clock was advanced.
-    pub fn now(&self) -> Millis {
-        let system = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis() as Millis)
-            .unwrap_or(0);
-        system.saturating_add(self.offset_ms.load(Ordering::Relaxed))
-    }
-
-    /// Moves the clock forward by `ms`; returns the new time.
-    #[cfg(feature = "dev")]
-    pub fn advance(&self, ms: Millis) -> Millis {
-        // Saturating, never wrapping: the handler bounds each move ([`MAX_CLOCK_OFFSET_MS`]),
-        // and a clock that wrapped would run every deadline backwards.
-        let _ = self
-            .offset_ms
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |o| {
-                Some(o.saturating_add(ms))
-            });
-        self.now()
-    }
-
-    /// How far the clock has been advanced, in ms.
-    #[cfg(feature = "dev")]
-    pub fn offset(&self) -> Millis {
-        self.offset_ms.load(Ordering::Relaxed)
-    }
-
-    /// Sets how far the clock is advanced: to the offset shared through the store, so that
-    /// every process serving the store (several Lambda execution environments, the sweeper)
-    /// reads the same time. The offset never goes back.
-    #[cfg(feature = "dev")]
-    pub fn set_offset(&self, ms: Millis) {
-        self.offset_ms.fetch_max(ms, Ordering::Relaxed);
-    }
 }
 
 /// The furthest the dev clock may be moved ahead of the system clock, in all: 100 years.
@@ -126,7 +78,7 @@ pub struct App<S> {
     /// of one router).
     pub guard: Arc<crate::limits::Guard>,
     /// The live channel: `liveUrl`, and the local sockets' counters ([`crate::live`]).
-    pub live: Arc<crate::live::Live>,
+    pub live: Arc<crate::live::state::Live>,
     /// Behind a CDN (`MADANG_ORIGIN_SECRET`): the secret every request must carry
     /// ([`crate::api::origin`]); `None` checks nothing.
     pub origin: Option<Arc<crate::api::origin::OriginSecret>>,
@@ -216,7 +168,7 @@ impl<S> App<S> {
     }
 
     /// Sets what `liveUrl` says and the local live sockets' bounds.
-    pub fn with_live(mut self, live: crate::live::Live) -> Self {
+    pub fn with_live(mut self, live: crate::live::state::Live) -> Self {
         self.live = Arc::new(live);
         self
     }

@@ -6,8 +6,9 @@
 //! local server (`bin/madang`), and the end-to-end tests on port 0.
 //!
 //! - [`announce`]: the port live delivery hears of saves and chat messages through.
-//! - [`app`]: the shared state handed to every handler, and the server [`Clock`].
+//! - [`app`]: the shared state handed to every handler.
 //! - [`api`]: the routes of the HTTP contract, one module per concern.
+//! - [`clock`]: the server [`Clock`] (moved by the dev clock in tests).
 //! - [`card`]: the link cards of share links — the page's Open Graph tags and the board as PNG.
 //! - [`service`]: the one straight path of a request — load, catch up, apply, conditional save.
 //! - [`error`]: [`ApiError`] and its RFC 9457 problem+json rendering.
@@ -25,6 +26,7 @@ pub mod announce;
 pub mod api;
 pub mod app;
 pub mod card;
+pub mod clock;
 pub mod error;
 pub mod limits;
 pub mod live;
@@ -37,7 +39,8 @@ pub mod telemetry;
 pub mod thinker;
 
 pub use api::router;
-pub use app::{App, Clock};
+pub use app::App;
+pub use clock::Clock;
 pub use error::ApiError;
 pub use madang_infra::{ChatStore, RoomStore};
 pub use serve::{ServeConfig, serve, shutdown_signal};

@@ -27,7 +27,7 @@
 
 use std::time::{Duration, Instant};
 
-use madang_core::room::{AnyBotChoice, Fired, MAX_TIMEOUTS_PER_CATCH_UP, PlanLanded};
+use madang_core::room::{AnyBotChoice, Fired, MAX_TIMEOUTS_PER_CATCH_UP};
 use madang_core::{Millis, with_room};
 use madang_infra::{RoomStore, StoreError};
 use tokio::sync::Semaphore;
@@ -36,35 +36,11 @@ use super::new_request_id;
 use super::save::{Loaded, Target, transact};
 use crate::announce::Announcer;
 use crate::error::ApiError;
-use crate::metrics::{self, Metric};
 use crate::thinker::NoThinker;
 
-/// One computer player's move made by a search.
-#[derive(Clone, Copy, Debug)]
-struct BotMove {
-    /// The time the step took: the engine's choice, the rules' check and the apply.
-    took: Duration,
-    /// The engine failed (or chose a move the rules refused) and the fallback was played.
-    fallback: bool,
-}
+pub(super) mod landed;
 
-/// Computer players' moves whose save landed, to be recorded.
-#[derive(Debug, Default)]
-struct BotMoves(Vec<BotMove>);
-
-impl BotMoves {
-    /// The save carrying these moves landed: records `BotMoves`, a `BotMoveTime` per move and an
-    /// `EngineFailures` per fallback.
-    fn landed(self) {
-        for m in self.0 {
-            metrics::record(Metric::BotMove);
-            metrics::record(Metric::BotMoveTime(m.took));
-            if m.fallback {
-                metrics::record(Metric::EngineFailure);
-            }
-        }
-    }
-}
+use landed::{BotMove, BotMoves};
 
 /// Computer players' moves, searched and not yet played: the move that comes next, and the
 /// ones that fall due at the same moment behind it (a 윷놀이 game everyone left plays itself out
@@ -212,22 +188,6 @@ pub async fn keep<S: RoomStore>(
         Err(StoreError::VersionConflict { .. } | StoreError::NotFound) => Ok(Kept::Stale),
         Err(e) => Err(e.into()),
     }
-}
-
-/// A kept plan landed with the save of whoever loaded the room after it was due: recorded as
-/// [`land`] records a move (`BotMoves`, its search time, an engine failure's metric and log).
-pub(super) fn landed_plan(id: &str, planned: PlanLanded) {
-    if planned.fallback {
-        tracing::warn!(
-            room = %crate::api::ids::digest_of(id),
-            "a computer player's engine failed; it played the fallback (바둑: resigned)"
-        );
-    }
-    BotMoves(vec![BotMove {
-        took: Duration::from_micros(planned.took_us),
-        fallback: planned.fallback,
-    }])
-    .landed();
 }
 
 /// Plays searched moves through the one save path, each only if its turn is still the room's

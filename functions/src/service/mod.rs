@@ -12,6 +12,7 @@
 //! - [`mod@read`]: reading a room (and long-polling it), and its SGF record.
 //! - [`replay`]: a game's room after any step, replayed from its log (a read only).
 //! - [`bots`]: computer players' moves in the catch-up, timed and counted once saved.
+//! - [`push`]: the Web Push a saved change calls for; [`subscriptions`]: a seat's subscriptions.
 //!
 //! Input arrives here already parsed into typed values (a [`madang_core::room::GameKind`],
 //! typed options, a typed action): the api layer does that once, before any retry.
@@ -28,6 +29,7 @@ pub mod replay;
 pub mod review;
 pub mod save;
 pub mod seat;
+pub mod subscriptions;
 
 use madang_core::Game;
 use madang_core::PlayerId;

@@ -25,6 +25,7 @@ use super::events::{Events, rendered};
 use crate::announce::{Announcer, Tell};
 use crate::error::ApiError;
 use crate::metrics::{self, Metric};
+use crate::push::AtLoad;
 use crate::thinker::{Cue, Thinker};
 
 /// How often one request tries to save before it gives up (503 `ROOM_BUSY`: it was not applied).
@@ -64,24 +65,6 @@ pub struct Loaded {
     plan: Option<Vec<u8>>,
     /// The kept plan the last [`Loaded::catch_up`] played, to be recorded once its save lands.
     planned: Option<PlanLanded>,
-}
-
-/// What a room awaited when it was loaded (see [`Loaded::at_load`]).
-#[derive(Clone, Debug, Default)]
-pub struct AtLoad {
-    /// The people whose action the game awaited.
-    pub awaited: Vec<PlayerId>,
-    /// Whether the game was over (a room not stored yet counts as over: nothing to announce).
-    pub over: bool,
-}
-
-impl AtLoad {
-    fn of(room: &AnyRoom) -> Self {
-        with_room!(room, r => AtLoad {
-            awaited: r.awaited_people(),
-            over: r.status() == madang_core::room::Status::Finished,
-        })
-    }
 }
 
 impl Loaded {
@@ -399,7 +382,7 @@ where
             Ok(()) => {
                 metrics::record(Metric::ActionsApplied(added));
                 if let Some(planned) = loaded.planned.take() {
-                    super::bots::landed_plan(&id, planned);
+                    super::bots::landed::landed_plan(&id, planned);
                 }
                 loaded.loaded_version = loaded.room.version();
                 loaded.indexed_due = stored.due.or(loaded.indexed_due);
