@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+#[cfg(feature = "dev")]
 use madang_core::Millis;
 use madang_infra::{RoomStore, StoreError};
 
