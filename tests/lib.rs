@@ -41,10 +41,12 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use madang_functions::announce::{Announcer, LocalAnnouncer, NoAnnouncer};
 use madang_functions::app::Limits;
-use madang_functions::{App, RoomStore, ServeConfig, router, sweeper};
-use madang_infra::EmbeddedStore;
+use madang_functions::{App, ChatStore, RoomStore, ServeConfig, router, sweeper};
 use madang_infra::contract::fresh_id;
+use madang_infra::faults::FaultyStore;
+use madang_infra::{DynamoStore, EmbeddedStore};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -95,6 +97,37 @@ pub fn embedded_store() -> EmbeddedStore {
     EmbeddedStore::open(&dir.join("madang.sqlite3")).unwrap()
 }
 
+/// A store the suites serve from, with the announcer a server over it uses, as `madang` picks
+/// it: the in-process one when every save of the store is made in this process (the embedded
+/// store, wrapped in faults or not), nobody otherwise (DynamoDB: other processes save too).
+pub trait Served: RoomStore + ChatStore {
+    /// A fresh announcer for one app over this store.
+    fn announcer() -> Arc<dyn Announcer>;
+}
+
+impl Served for EmbeddedStore {
+    fn announcer() -> Arc<dyn Announcer> {
+        Arc::new(LocalAnnouncer::default())
+    }
+}
+
+impl Served for DynamoStore {
+    fn announcer() -> Arc<dyn Announcer> {
+        Arc::new(NoAnnouncer)
+    }
+}
+
+impl<S: Served> Served for FaultyStore<S> {
+    fn announcer() -> Arc<dyn Announcer> {
+        S::announcer()
+    }
+}
+
+/// An app over `store` with the announcer its server uses ([`Served`]).
+pub fn app_on<S: Served>(store: Arc<S>) -> App<S> {
+    App::new(store, S::announcer())
+}
+
 /// Starts the API on an embedded store in a fresh temp directory, with `MADANG_DEV` test
 /// support and the background sweeper, on 127.0.0.1 port 0.
 pub async fn spawn_app() -> TestApp {
@@ -113,13 +146,13 @@ pub fn test_limits() -> Limits {
 
 /// Starts the API over any store (the DynamoDB suites use this), with a background sweeper
 /// every 100 ms.
-pub async fn spawn_app_on<S: RoomStore>(store: Arc<S>) -> TestApp {
-    spawn_app_from(App::new(store).with_dev(true).with_limits(test_limits())).await
+pub async fn spawn_app_on<S: Served>(store: Arc<S>) -> TestApp {
+    spawn_app_from(app_on(store).with_dev(true).with_limits(test_limits())).await
 }
 
 /// Starts `app` (built by the caller: Web Push on, say) with a background sweeper every 100 ms
 /// that pushes as the server's does.
-pub async fn spawn_app_from<S: RoomStore>(app: App<S>) -> TestApp {
+pub async fn spawn_app_from<S: RoomStore + ChatStore>(app: App<S>) -> TestApp {
     let sweeping = app.clone();
     tokio::spawn(async move {
         loop {
@@ -129,6 +162,7 @@ pub async fn spawn_app_from<S: RoomStore>(app: App<S>) -> TestApp {
             tokio::time::sleep(Duration::from_millis(100)).await;
             sweeper::sweep_pushing(
                 &*sweeping.store,
+                &*sweeping.announcer,
                 &*sweeping.thinker,
                 sweeping.push.get().as_deref(),
                 sweeping.clock.now(),
@@ -143,14 +177,14 @@ pub async fn spawn_app_from<S: RoomStore>(app: App<S>) -> TestApp {
 /// Starts the API over any store without a background sweeper, and hands back the [`App`] (its
 /// clock, to sweep at chosen moments). For measurements: a sweeper polling in the background
 /// would mix its reads into every figure; the caller runs `sweeper::sweep` itself instead.
-pub async fn spawn_app_unswept<S: RoomStore>(store: Arc<S>) -> (TestApp, App<S>) {
-    let app = App::new(store).with_dev(true).with_limits(test_limits());
+pub async fn spawn_app_unswept<S: Served>(store: Arc<S>) -> (TestApp, App<S>) {
+    let app = app_on(store).with_dev(true).with_limits(test_limits());
     (serve(app.clone()).await, app)
 }
 
 /// Serves `app` on 127.0.0.1 port 0 with the library's serve loop — the one `madang` runs, with
 /// its timeouts and connection cap — until the test's runtime ends.
-async fn serve<S: RoomStore>(app: App<S>) -> TestApp {
+async fn serve<S: RoomStore + ChatStore>(app: App<S>) -> TestApp {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr: SocketAddr = listener.local_addr().unwrap();
     let config = ServeConfig {

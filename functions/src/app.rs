@@ -1,4 +1,5 @@
-//! What every handler shares: the store, the clock, and whether test support is on.
+//! What every handler shares: the store, the announcer, the clock, and whether test support is
+//! on.
 //!
 //! Test support (seeds, `POST /dev/clock`) is compiled only with the `dev` cargo feature, which
 //! the test command turns on and no release build does (`template.yaml` builds without it).
@@ -6,65 +7,19 @@
 //! read; with it, `MADANG_DEV=1` still has to turn it on at run time.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
 
+#[cfg(feature = "dev")]
 use madang_core::Millis;
 use madang_infra::{RoomStore, StoreError};
 
+use crate::announce::Announcer;
+pub use crate::clock::Clock;
 use crate::thinker::{DEFAULT_BOT_THREADS, LocalThinker, Thinker};
-
-/// The server's clock. Handlers read time only from here, so tests (and `MADANG_DEV=1` servers
-/// built with the `dev` feature, through `POST /dev/clock`) can move time forward instead of
-/// sleeping.
-#[derive(Debug, Default)]
-pub struct Clock {
-    /// How far the dev clock was moved; never anything but 0 without the `dev` feature.
-    offset_ms: AtomicU64,
-}
 
 /// Whether `MADANG_DEV=1` asks for test support: read only in builds with the `dev` feature,
 /// `false` in every other build whatever the environment says.
 pub fn dev_from_env() -> bool {
     cfg!(feature = "dev") && std::env::var("MADANG_DEV").is_ok_and(|v| v == "1")
-}
-
-impl Clock {
-    /// Epoch milliseconds: the system time plus however far the clock was advanced.
-    pub fn now(&self) -> Millis {
-        let system = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis() as Millis)
-            .unwrap_or(0);
-        system.saturating_add(self.offset_ms.load(Ordering::Relaxed))
-    }
-
-    /// Moves the clock forward by `ms`; returns the new time.
-    #[cfg(feature = "dev")]
-    pub fn advance(&self, ms: Millis) -> Millis {
-        // Saturating, never wrapping: the handler bounds each move ([`MAX_CLOCK_OFFSET_MS`]),
-        // and a clock that wrapped would run every deadline backwards.
-        let _ = self
-            .offset_ms
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |o| {
-                Some(o.saturating_add(ms))
-            });
-        self.now()
-    }
-
-    /// How far the clock has been advanced, in ms.
-    #[cfg(feature = "dev")]
-    pub fn offset(&self) -> Millis {
-        self.offset_ms.load(Ordering::Relaxed)
-    }
-
-    /// Sets how far the clock is advanced: to the offset shared through the store, so that
-    /// every process serving the store (several Lambda execution environments, the sweeper)
-    /// reads the same time. The offset never goes back.
-    #[cfg(feature = "dev")]
-    pub fn set_offset(&self, ms: Millis) {
-        self.offset_ms.fetch_max(ms, Ordering::Relaxed);
-    }
 }
 
 /// The furthest the dev clock may be moved ahead of the system clock, in all: 100 years.
@@ -110,6 +65,9 @@ impl Default for Limits {
 pub struct App<S> {
     /// Where rooms live.
     pub store: Arc<S>,
+    /// Who is told of every save and chat message that landed, for the live channel
+    /// ([`crate::announce`]). Shared with the thinker, whose saves are announced too.
+    pub announcer: Arc<dyn Announcer>,
     /// The server clock.
     pub clock: Arc<Clock>,
     /// `MADANG_DEV=1` in a build with the `dev` feature: seeds on create and `POST /dev/clock`
@@ -121,7 +79,7 @@ pub struct App<S> {
     /// of one router).
     pub guard: Arc<crate::limits::Guard>,
     /// The live channel: `liveUrl`, and the local sockets' counters ([`crate::live`]).
-    pub live: Arc<crate::live::Live>,
+    pub live: Arc<crate::live::state::Live>,
     /// Behind a CDN (`MADANG_ORIGIN_SECRET`): the secret every request must carry
     /// ([`crate::api::origin`]); `None` checks nothing.
     pub origin: Option<Arc<crate::api::origin::OriginSecret>>,
@@ -138,6 +96,7 @@ impl<S> Clone for App<S> {
     fn clone(&self) -> Self {
         App {
             store: self.store.clone(),
+            announcer: self.announcer.clone(),
             clock: self.clock.clone(),
             dev: self.dev,
             limits: self.limits,
@@ -152,15 +111,22 @@ impl<S> Clone for App<S> {
 }
 
 impl<S: RoomStore> App<S> {
-    /// An app over `store` with the system clock, test support off, and computer players'
-    /// moves made in this process on one blocking thread ([`LocalThinker`]).
-    pub fn new(store: Arc<S>) -> Self {
+    /// An app over `store` whose changes are told to `announcer`, with the system clock, test
+    /// support off, and computer players' moves made in this process on one blocking thread
+    /// ([`LocalThinker`]).
+    pub fn new(store: Arc<S>, announcer: Arc<dyn Announcer>) -> Self {
         let clock = Arc::new(Clock::default());
         let push = crate::push::PushSlot::default();
-        let thinker = LocalThinker::new(store.clone(), clock.clone(), DEFAULT_BOT_THREADS)
-            .with_push(push.clone());
+        let thinker = LocalThinker::new(
+            store.clone(),
+            announcer.clone(),
+            clock.clone(),
+            DEFAULT_BOT_THREADS,
+        )
+        .with_push(push.clone());
         App {
             store,
+            announcer,
             clock,
             dev: false,
             limits: Limits::default(),
@@ -176,8 +142,13 @@ impl<S: RoomStore> App<S> {
     /// Computer players' moves made in this process, at most `threads` searches at once.
     pub fn with_bot_threads(mut self, threads: usize) -> Self {
         self.thinker = Arc::new(
-            LocalThinker::new(self.store.clone(), self.clock.clone(), threads)
-                .with_push(self.push.clone()),
+            LocalThinker::new(
+                self.store.clone(),
+                self.announcer.clone(),
+                self.clock.clone(),
+                threads,
+            )
+            .with_push(self.push.clone()),
         );
         self
     }
@@ -198,7 +169,7 @@ impl<S> App<S> {
     }
 
     /// Sets what `liveUrl` says and the local live sockets' bounds.
-    pub fn with_live(mut self, live: crate::live::Live) -> Self {
+    pub fn with_live(mut self, live: crate::live::state::Live) -> Self {
         self.live = Arc::new(live);
         self
     }

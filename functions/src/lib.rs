@@ -1,11 +1,14 @@
 //! Madang functions: the HTTP API and the timeout sweeper.
 //!
-//! One [`axum::Router`], built by [`router`] from an [`App`] (a [`RoomStore`] and a [`Clock`]),
+//! One [`axum::Router`], built by [`router`] from an [`App`] (a [`RoomStore`], an announcer and
+//! a [`Clock`]),
 //! serves every environment: `lambda_http::run` on AWS Lambda (`bin/api`), `axum::serve` in the
 //! local server (`bin/madang`), and the end-to-end tests on port 0.
 //!
-//! - [`app`]: the shared state handed to every handler, and the server [`Clock`].
+//! - [`announce`]: the port live delivery hears of saves and chat messages through.
+//! - [`app`]: the shared state handed to every handler.
 //! - [`api`]: the routes of the HTTP contract, one module per concern.
+//! - [`clock`]: the server [`Clock`] (moved by the dev clock in tests).
 //! - [`card`]: the link cards of share links — the page's Open Graph tags and the board as PNG.
 //! - [`service`]: the one straight path of a request — load, catch up, apply, conditional save.
 //! - [`error`]: [`ApiError`] and its RFC 9457 problem+json rendering.
@@ -19,9 +22,11 @@
 //! - [`thinker`]: who makes computer players' moves, once per move, off the request path.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod announce;
 pub mod api;
 pub mod app;
 pub mod card;
+pub mod clock;
 pub mod error;
 pub mod limits;
 pub mod live;
@@ -34,7 +39,8 @@ pub mod telemetry;
 pub mod thinker;
 
 pub use api::router;
-pub use app::{App, Clock};
+pub use app::App;
+pub use clock::Clock;
 pub use error::ApiError;
-pub use madang_infra::RoomStore;
+pub use madang_infra::{ChatStore, RoomStore};
 pub use serve::{ServeConfig, serve, shutdown_signal};

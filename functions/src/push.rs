@@ -29,15 +29,13 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use madang_core::room::{AnyRoom, MAX_ENDPOINT_LEN, PushSubscription};
+use madang_core::room::{AnyRoom, MAX_ENDPOINT_LEN, Presence, PushSubscription};
 use madang_core::{Millis, PlayerId, with_room};
 use serde::Serialize;
 use web_push_native::jwt_simple::prelude::{
     Claims, ECDSAP256KeyPairLike, ECDSAP256PublicKeyLike, ES256KeyPair,
 };
 use web_push_native::{Auth, WebPushBuilder};
-
-use crate::service::save::Loaded;
 
 /// The push services of the major browsers (Chrome and Android, Firefox, Edge and Windows,
 /// Safari on macOS and iOS): the default of `MADANG_PUSH_HOSTS`.
@@ -588,11 +586,15 @@ pub fn reminder(
     })
 }
 
-/// The `timeLow` pushes of a room whose reminder is due: to each awaited, away seat with a
-/// subscription, `Urgency: high`.
-pub fn time_low_notices(loaded: &Loaded, deadline: Millis, now: Millis) -> Vec<Notice> {
-    let presence = &loaded.presence;
-    with_room!(&loaded.room, r => {
+/// The `timeLow` pushes of `room` (with its `presence`) whose reminder is due: to each awaited,
+/// away seat with a subscription, `Urgency: high`.
+pub fn time_low_notices(
+    room: &AnyRoom,
+    presence: &Presence,
+    deadline: Millis,
+    now: Millis,
+) -> Vec<Notice> {
+    with_room!(room, r => {
         let left = deadline.saturating_sub(now);
         r.awaited_people()
             .into_iter()
@@ -621,15 +623,34 @@ pub fn pushes(room: &AnyRoom) -> bool {
     matches!(room, AnyRoom::Baduk(r) if r.options.is_correspondence())
 }
 
-/// The pushes a saved change calls for, comparing the room with what it awaited when loaded
-/// ([`Loaded::at_load`]): `gameOver` to every away seat when the game just ended; `yourTurn` to
-/// each away seat that just became awaited. Only seats with a subscription are named.
-pub fn notices(loaded: &Loaded, now: Millis) -> Vec<Notice> {
-    let room = &loaded.room;
-    if !pushes(room) || loaded.at_load.over {
+/// What a room awaited when a request loaded it, before any catch-up or work
+/// (`service::save::Loaded::at_load`): what [`notices`] compares the saved room with.
+#[derive(Clone, Debug, Default)]
+pub struct AtLoad {
+    /// The people whose action the game awaited.
+    pub awaited: Vec<PlayerId>,
+    /// Whether the game was over (a room not stored yet counts as over: nothing to announce).
+    pub over: bool,
+}
+
+impl AtLoad {
+    /// What `room` awaits now.
+    pub fn of(room: &AnyRoom) -> Self {
+        with_room!(room, r => AtLoad {
+            awaited: r.awaited_people(),
+            over: r.status() == madang_core::room::Status::Finished,
+        })
+    }
+}
+
+/// The pushes a saved change calls for, comparing `room` (with its `presence`) as saved with
+/// what it awaited when loaded (`at_load`): `gameOver` to every away seat when the game just
+/// ended; `yourTurn` to each away seat that just became awaited. Only seats with a subscription
+/// are named.
+pub fn notices(room: &AnyRoom, presence: &Presence, at_load: &AtLoad, now: Millis) -> Vec<Notice> {
+    if !pushes(room) || at_load.over {
         return Vec::new();
     }
-    let presence = &loaded.presence;
     with_room!(room, r => {
         let payload = |kind: &'static str, title: String, body: String| Payload {
             kind,
@@ -666,7 +687,7 @@ pub fn notices(loaded: &Loaded, now: Millis) -> Vec<Notice> {
             .deadline_at(presence, now)
             .map(|d| d.saturating_sub(now));
         for p in r.awaited_people() {
-            if loaded.at_load.awaited.contains(&p) || !subscribed(&p) || !r.is_away(&p, presence, now) {
+            if at_load.awaited.contains(&p) || !subscribed(&p) || !r.is_away(&p, presence, now) {
                 continue;
             }
             let body = match left {

@@ -59,7 +59,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
 use tower::ServiceExt;
 
-use crate::api::MAX_BODY_BYTES;
+use crate::api::extract::MAX_BODY_BYTES;
 use crate::error::ApiError;
 use crate::limits::client::key_of;
 use crate::limits::{ClientAddr, TrustedProxies};

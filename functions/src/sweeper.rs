@@ -10,6 +10,7 @@
 use madang_core::Millis;
 use madang_infra::{RoomStore, StoreError};
 
+use crate::announce::Announcer;
 use crate::error::{ApiError, chain};
 use crate::metrics::{self, Metric};
 use crate::service::new_request_id;
@@ -41,28 +42,31 @@ pub struct SweepReport {
 /// query answered. A sweep whose query failed reports `visited: 0, errors: 1`; the Lambda
 /// binary fails that invocation, so AWS counts the missed run.
 ///
-/// A room whose next timeout is a computer player's move is handed to `thinker` (the sweeper
-/// never searches: on AWS it is the backstop for a lost invocation of the bot function).
+/// Each room it changes is told to `announcer`, through the one save path. A room whose next
+/// timeout is a computer player's move is handed to `thinker` (the sweeper never searches: on
+/// AWS it is the backstop for a lost invocation of the bot function).
 pub async fn sweep<S: RoomStore>(
     store: &S,
+    announcer: &dyn Announcer,
     thinker: &dyn Thinker,
     now: Millis,
     limit: usize,
 ) -> SweepReport {
-    sweep_pushing(store, thinker, None, now, limit).await
+    sweep_pushing(store, announcer, thinker, None, now, limit).await
 }
 
 /// [`sweep`], sending the Web Push the fired timeouts call for with `push` (a seat whose turn
 /// came, the game's end: [`crate::push::notices`]).
 pub async fn sweep_pushing<S: RoomStore>(
     store: &S,
+    announcer: &dyn Announcer,
     thinker: &dyn Thinker,
     push: Option<&crate::push::Push>,
     now: Millis,
     limit: usize,
 ) -> SweepReport {
     let mut lag = 0;
-    let report = sweep_rooms(store, thinker, push, now, limit, &mut lag).await;
+    let report = sweep_rooms(store, announcer, thinker, push, now, limit, &mut lag).await;
     if report.errors == 0 || report.visited > 0 {
         metrics::record(Metric::SweeperLag(std::time::Duration::from_millis(lag)));
     }
@@ -73,6 +77,7 @@ pub async fn sweep_pushing<S: RoomStore>(
 /// [`sweep`] itself; `lag` ends as how late the oldest overdue room it fired was.
 async fn sweep_rooms<S: RoomStore>(
     store: &S,
+    announcer: &dyn Announcer,
     thinker: &dyn Thinker,
     push: Option<&crate::push::Push>,
     now: Millis,
@@ -92,7 +97,7 @@ async fn sweep_rooms<S: RoomStore>(
         report.visited += 1;
         // Boxed: the save path's future is deep, and nesting it in this loop's future overflows
         // the compiler's layout recursion on the Lambda binary. One allocation per room.
-        match Box::pin(sweep_room(store, thinker, push, &id, now)).await {
+        match Box::pin(sweep_room(store, announcer, thinker, push, &id, now)).await {
             Ok(Swept::Fired(n, overdue_since)) => {
                 *lag = (*lag).max(now.saturating_sub(overdue_since.unwrap_or(now)));
                 report.rooms_fired += 1;
@@ -128,6 +133,7 @@ enum Swept {
 
 async fn sweep_room<S: RoomStore>(
     store: &S,
+    announcer: &dyn Announcer,
     thinker: &dyn Thinker,
     push: Option<&crate::push::Push>,
     id: &str,
@@ -138,6 +144,7 @@ async fn sweep_room<S: RoomStore>(
     // timeouts — so it finds nothing to fire and writes nothing.
     let saved = transact(
         store,
+        announcer,
         thinker,
         || now,
         Target::Load(id),
@@ -151,14 +158,14 @@ async fn sweep_room<S: RoomStore>(
     )
     .await?;
     if saved.outcome.0 > 0 {
-        crate::service::push::deliver(store, push, &|| now, &saved.loaded, now).await;
+        crate::service::push::deliver(store, announcer, push, &|| now, &saved.loaded, now).await;
         return Ok(Swept::Fired(saved.outcome.0, saved.outcome.1));
     }
     // Nothing fired; the "time is low" push may be due (its own save moves the index on).
     if crate::push::reminder(&saved.loaded.room, &saved.loaded.presence)
         .is_some_and(|(_, at)| at <= now)
     {
-        crate::service::push::remind(store, push, &|| now, id, now).await?;
+        crate::service::push::remind(store, announcer, push, &|| now, id, now).await?;
         return Ok(Swept::Reminded);
     }
     // Nothing was due yet: the index held an early time (stores index lazily, or a player

@@ -67,20 +67,4 @@ pub trait ChatStore: Send + Sync + 'static {
         after: u64,
         limit: usize,
     ) -> impl Future<Output = Result<Vec<StoredChat>, StoreError>> + Send;
-
-    /// Delivers a message just appended to `room` to whoever watches the room live from outside
-    /// this process (API Gateway WebSocket connections, `madang_functions::live::aws`): for each
-    /// connection, `frame_for(player)` (the connection's player id, `None` for a spectator's)
-    /// gives the text to send it, or `None` when that viewer may not receive the message — the
-    /// caller holds the visibility rule, the store only knows who is connected. It never fails
-    /// (the message is stored; delivery is a hint) and returns within its own stated bound. The
-    /// default does nothing: in-process sockets are woken by the caller.
-    fn announce_chat(
-        &self,
-        room: &str,
-        frame_for: &(dyn Fn(Option<&str>) -> Option<String> + Sync),
-    ) -> impl Future<Output = ()> + Send {
-        let _ = (room, frame_for);
-        async {}
-    }
 }

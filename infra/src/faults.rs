@@ -2,6 +2,9 @@
 //! the next load, fails the next save before it lands, or lets the next save land and then
 //! loses its answer — optionally holding that answer while the test lets other writers act, as a
 //! slow network would. This is what lies between a Lambda and DynamoDB, made repeatable.
+//!
+//! It wraps storage alone: live delivery is told by the service's announcer once a save lands,
+//! not by the store, so no wrapper can lose it.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -236,7 +239,7 @@ impl<S: RoomStore> RoomStore for FaultyStore<S> {
 }
 
 /// Chat passes straight through: the faults are the room store's.
-impl<S: RoomStore> crate::chat::ChatStore for FaultyStore<S> {
+impl<S: crate::chat::ChatStore> crate::chat::ChatStore for FaultyStore<S> {
     async fn chat_latest(&self, room: &str) -> Result<Option<crate::StoredChat>, StoreError> {
         self.inner.chat_latest(room).await
     }

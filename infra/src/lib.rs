@@ -35,6 +35,4 @@ pub mod store;
 pub use chat::{ChatStore, StoredChat};
 pub use dynamo::DynamoStore;
 pub use embedded::EmbeddedStore;
-pub use store::{
-    BoxError, KeptReview, REVIEW_CLAIM_STALE_MS, RoomStore, StoreError, StoredRoom, Tell,
-};
+pub use store::{BoxError, KeptReview, REVIEW_CLAIM_STALE_MS, RoomStore, StoreError, StoredRoom};

@@ -12,8 +12,6 @@ use std::time::Duration;
 
 use madang_core::Millis;
 
-use crate::chat::ChatStore;
-
 /// One room as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredRoom {
@@ -85,9 +83,10 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// Where rooms live. Implementations: [`crate::EmbeddedStore`] (local), [`crate::DynamoStore`]
 /// (production). All of them pass the suite in `contract`.
 ///
-/// Every room store keeps the rooms' chat too ([`ChatStore`], a separate log beside the room
-/// records, never written by a room's save), so the request path reaches both through one store.
-pub trait RoomStore: ChatStore + Send + Sync + 'static {
+/// Storage only: who watches a room live is told by the service's announcer after a save lands
+/// (`madang_functions::announce`), never by the store. Both stores keep the rooms' chat too,
+/// beside the room records ([`crate::ChatStore`], a trait of its own).
+pub trait RoomStore: Send + Sync + 'static {
     /// Stores a new room; fails with `AlreadyExists` if the id is taken.
     fn create(&self, room: &StoredRoom) -> impl Future<Output = Result<(), StoreError>> + Send;
 
@@ -193,31 +192,6 @@ pub trait RoomStore: ChatStore + Send + Sync + 'static {
         self.load(id, now)
     }
 
-    /// The in-process notifier that announces this store's saves, when the store has one (the
-    /// embedded store): what the local server's `GET /live` sockets listen to. `None`: saves are
-    /// announced only through [`Self::announce`].
-    fn notifier(&self) -> Option<&crate::notify::Notifier> {
-        None
-    }
-
-    /// Announces that room `id` was saved at `version` to whoever watches it live from outside
-    /// this process (API Gateway WebSocket connections, `madang_functions::live`). The save path
-    /// calls it once after every save that changed a room — a request's, a read's catch-up, the
-    /// sweeper's. `tell(player)` says what a connection registered for `player` (`None`: a
-    /// spectator's) is told: the store asks once per distinct viewer, not per connection. It
-    /// never fails (the save has landed; delivery is a hint) and returns within its own stated
-    /// bound. The default does nothing: in-process watchers are woken by the store's
-    /// [`Self::notifier`] in the save itself.
-    fn announce(
-        &self,
-        id: &str,
-        version: u64,
-        tell: &(dyn Fn(Option<&str>) -> Tell + Sync),
-    ) -> impl Future<Output = ()> + Send {
-        let _ = (id, version, tell);
-        async {}
-    }
-
     /// Test support (`MADANG_DEV=1`): how far the dev clock has been advanced, as shared by every
     /// process on this store, or `None` when the store keeps no shared clock (then each process
     /// keeps its own offset in memory, which is right for a single process). Only with the `dev`
@@ -254,16 +228,4 @@ pub enum KeptReview {
     },
     /// Computed: its JSON text.
     Done(String),
-}
-
-/// What one live watcher of a room is told of a change ([`RoomStore::announce`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Tell {
-    /// Nothing: the watcher is the actor's, who has the new room in its action's answer.
-    Nothing,
-    /// The version only (`{"type":"version","version":V}`).
-    Version,
-    /// The version and the watcher's own room view, this JSON text (as `GET /rooms/{id}`
-    /// renders it for that viewer, without `liveUrl`, which the announcer adds).
-    View(String),
 }

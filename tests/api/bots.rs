@@ -129,8 +129,14 @@ async fn racing_readers_and_the_sweeper_never_make_a_bot_move_twice() {
                         .as_u64()
                         .unwrap()
                 } else {
-                    let report =
-                        sweeper::sweep(&*inner.store, &*inner.thinker, inner.clock.now(), 10).await;
+                    let report = sweeper::sweep(
+                        &*inner.store,
+                        &*inner.announcer,
+                        &*inner.thinker,
+                        inner.clock.now(),
+                        10,
+                    )
+                    .await;
                     assert_eq!(report.errors, 0);
                     0
                 }

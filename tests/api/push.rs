@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use madang_core::room::AnyRoom;
-use madang_functions::App;
 use madang_functions::push::{AllowList, Push};
 use madang_infra::RoomStore;
 use madang_tests::push_service::PushService;
@@ -24,7 +23,7 @@ async fn pushing_app() -> (TestApp, Arc<madang_infra::EmbeddedStore>) {
         "mailto:test@example.com".into(),
     )
     .unwrap();
-    let app = App::new(store.clone())
+    let app = madang_tests::app_on(store.clone())
         .with_dev(true)
         .with_limits(test_limits())
         .with_push(Some(push));

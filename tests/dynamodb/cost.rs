@@ -266,6 +266,7 @@ impl Sim {
             let before = self.meter.report();
             let swept = sweeper::sweep(
                 &*self.store,
+                &*self.server.announcer,
                 &*self.server.thinker,
                 self.server.clock.now(),
                 100,
@@ -715,6 +716,7 @@ impl BotGame {
                 .advance(self.next_sweep.saturating_sub(now));
             let swept = sweeper::sweep(
                 &*self.store,
+                &*self.server.announcer,
                 &*self.server.thinker,
                 self.server.clock.now(),
                 100,

@@ -96,7 +96,7 @@ async fn the_sweeper_racing_a_player_never_double_applies_a_timeout() {
         .map(|lane| {
             tokio::spawn(async move {
                 let store = Arc::new(dynalite_store("sweeper-race").await);
-                let app = App::new(store.clone());
+                let app = madang_tests::app_on(store.clone());
                 let mut tally = Tally::default();
                 for i in (lane..repetitions).step_by(LANES) {
                     race_once(&app, &store, i, &mut tally).await;
@@ -159,6 +159,7 @@ async fn race_once(app: &App<DynamoStore>, store: &Arc<DynamoStore>, i: usize, t
             barrier.wait().await;
             sweeper::sweep(
                 &*store,
+                &madang_functions::announce::NoAnnouncer,
                 &madang_functions::thinker::NoThinker,
                 clock.now(),
                 100,

@@ -246,7 +246,14 @@ impl Sim {
         while self.next_sweep <= until {
             self.advance_to(self.next_sweep);
             let before = self.meter.report();
-            let swept = sweeper::sweep(&*self.store, &*self.server.thinker, self.now(), 100).await;
+            let swept = sweeper::sweep(
+                &*self.store,
+                &*self.server.announcer,
+                &*self.server.thinker,
+                self.now(),
+                100,
+            )
+            .await;
             assert_eq!(swept.errors, 0);
             add(&mut self.on_sweeps, &self.meter.report().since(&before));
             self.next_sweep += SWEEP_EVERY_MS;

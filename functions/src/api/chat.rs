@@ -17,7 +17,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use madang_core::PlayerId;
 use madang_core::chat::MAX_TEXT_GRAPHEMES;
-use madang_infra::RoomStore;
+use madang_infra::{ChatStore, RoomStore};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
@@ -81,7 +81,7 @@ impl PostBody {
 }
 
 /// `POST /rooms/{id}/chat`: 201 `{"seq": N}`.
-pub async fn post<S: RoomStore>(
+pub async fn post<S: RoomStore + ChatStore>(
     State(app): State<App<S>>,
     id: RoomId,
     client: Client,
@@ -112,7 +112,7 @@ pub struct ReadQuery {
 
 /// `GET /rooms/{id}/chat?after=N`: `{"messages": [M…]}`, the newest message's `seq` as the ETag,
 /// 304 when `If-None-Match` names it.
-pub async fn get<S: RoomStore>(
+pub async fn get<S: RoomStore + ChatStore>(
     State(app): State<App<S>>,
     id: RoomId,
     query: Result<Query<ReadQuery>, QueryRejection>,
@@ -153,7 +153,7 @@ struct MuteBody {
 }
 
 /// `POST /rooms/{id}/chat/mute` (host): 200 `{"muted": [playerId…]}`.
-pub async fn mute<S: RoomStore>(
+pub async fn mute<S: RoomStore + ChatStore>(
     State(app): State<App<S>>,
     id: RoomId,
     headers: HeaderMap,

@@ -8,7 +8,7 @@ mod chat;
 mod compress;
 mod conditional;
 pub mod events;
-mod extract;
+pub(crate) mod extract;
 mod games;
 pub mod ids;
 mod openapi;
@@ -27,7 +27,7 @@ use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use madang_infra::RoomStore;
+use madang_infra::{ChatStore, RoomStore};
 use tracing::Instrument;
 
 use crate::app::App;
@@ -46,7 +46,7 @@ macro_rules! routes {
         /// Every route of the API as `(method, path)`, in axum's path syntax.
         pub const ROUTES: &[(&str, &str)] = &[$($(#[$cfg])* (stringify!($method), $path)),*];
 
-        fn routes<S: RoomStore>() -> Router<App<S>> {
+        fn routes<S: RoomStore + ChatStore>() -> Router<App<S>> {
             let router = Router::new();
             $(
                 $(#[$cfg])*
@@ -90,7 +90,7 @@ routes! {
 
 /// The whole API over `app`'s store and clock, with the limits of `app.limits` (the counters of
 /// `app.guard`, which the handlers take from too).
-pub fn router<S: RoomStore>(app: App<S>) -> Router {
+pub fn router<S: RoomStore + ChatStore>(app: App<S>) -> Router {
     let front = Front {
         guard: app.guard.clone(),
         origin: app.origin.clone(),

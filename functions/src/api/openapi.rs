@@ -22,14 +22,8 @@ use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
 use super::events::RoomEventForm;
+use super::requests::{MAX_NAME_CHARS, MAX_WAIT_SECS};
 use crate::app::App;
-
-/// The longest long-poll a client may ask for (`wait`, seconds); the server may cap it lower
-/// (Lambda: 20).
-pub const MAX_WAIT_SECS: u64 = 25;
-
-/// Display names are 1–20 characters (after trimming).
-pub const MAX_NAME_CHARS: u32 = 20;
 
 /// The document, generated once per process.
 static DOCUMENT: LazyLock<String> = LazyLock::new(|| {

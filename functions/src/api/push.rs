@@ -17,7 +17,7 @@ use super::extract::{bearer, json_body};
 use super::ids::RoomId;
 use crate::app::App;
 use crate::error::ApiError;
-use crate::service::push::{self as service, Subscription};
+use crate::service::subscriptions::{self as service, Subscription};
 
 fn body_of(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
     body.map_err(|rejection| match rejection.status() {

@@ -13,6 +13,13 @@ use madang_core::room::player_name;
 
 use crate::service::{Idempotency, NewRoom, RoomOptions};
 
+/// The longest long-poll a client may ask for (`wait`, seconds); the server may cap it lower
+/// (Lambda: 20).
+pub const MAX_WAIT_SECS: u64 = 25;
+
+/// Display names are 1–20 characters (after trimming).
+pub const MAX_NAME_CHARS: u32 = 20;
+
 /// `POST /rooms` body.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -78,7 +85,7 @@ impl CreateBody<'_> {
 #[serde(deny_unknown_fields)]
 pub struct JoinBody {
     /// The joiner's display name, 1–20 characters after trimming.
-    #[schemars(length(min = 1, max = super::openapi::MAX_NAME_CHARS))]
+    #[schemars(length(min = 1, max = MAX_NAME_CHARS))]
     pub name: String,
 }
 

@@ -149,11 +149,11 @@ pub async fn get<S: RoomStore>(
     // The document allows at most 25 seconds; the parser refuses what it refuses.
     if query
         .wait
-        .is_some_and(|w| w > super::openapi::MAX_WAIT_SECS)
+        .is_some_and(|w| w > super::requests::MAX_WAIT_SECS)
     {
         return Err(ApiError::Malformed(format!(
             "wait는 0~{}초여야 해요.",
-            super::openapi::MAX_WAIT_SECS
+            super::requests::MAX_WAIT_SECS
         )));
     }
     let wait = Duration::from_secs(query.wait.unwrap_or(0).min(app.limits.max_wait_secs));
@@ -293,7 +293,8 @@ pub async fn replay<S: RoomStore>(
                 of: 0,
             },
         ))?;
-    let room = service::replay::at(&app, id.as_str(), n).await?;
+    let room =
+        service::replay::at(&*app.store, &app.replays, app.clock.now(), id.as_str(), n).await?;
     Ok(Json(live.room(&room)).into_response())
 }
 
@@ -306,7 +307,7 @@ pub async fn review<S: RoomStore>(
     let axum::extract::Path(id) = path.map_err(|_| ApiError::RoomNotFound)?;
     let id = RoomId::parse(&id).ok_or(ApiError::RoomNotFound)?;
     tracing::Span::current().record("room", id.digest().as_str());
-    match service::review::get(&app, id.as_str()).await? {
+    match service::review::get(&*app.store, &*app.thinker, app.clock.now(), id.as_str()).await? {
         service::review::Answer::Done(body) => Ok((
             [(
                 header::CONTENT_TYPE,

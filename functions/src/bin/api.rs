@@ -29,7 +29,7 @@ use std::time::Instant;
 
 use lambda_http::{Request, RequestExt, service_fn};
 use madang_functions::app::Limits;
-use madang_functions::live::aws::{self, LiveStore};
+use madang_functions::live::aws::{self, AwsAnnouncer};
 use madang_functions::live::{Live, LiveUrl};
 use madang_functions::metrics;
 use madang_functions::push::Push;
@@ -66,7 +66,8 @@ async fn main() -> Result<(), lambda_http::Error> {
     // per execution environment) also warms the client, as the read below does otherwise; a
     // failure fails the init, which Lambda retries at the next request.
     let push = Push::from_env_or_table(&rooms).await?;
-    let store = Arc::new(LiveStore::from_env(rooms).await);
+    let announcer = Arc::new(AwsAnnouncer::from_env(rooms.clone()).await);
+    let store = Arc::new(rooms);
     let live_url = std::env::var(aws::ENDPOINT_VAR)
         .ok()
         .and_then(|endpoint| aws::live_url(&endpoint))
@@ -83,7 +84,7 @@ async fn main() -> Result<(), lambda_http::Error> {
     // Behind CloudFront on the HTTP API (template.yaml sets it only then): refuse whatever did
     // not come through the distribution.
     let origin = madang_functions::api::origin::OriginSecret::from_env()?;
-    let mut app = App::new(store)
+    let mut app = App::new(store, announcer)
         .with_dev(dev)
         .with_limits(limits)
         .with_origin(origin)

@@ -28,7 +28,7 @@ use std::time::Duration;
 use lambda_runtime::{LambdaEvent, service_fn};
 use madang_functions::App;
 use madang_functions::api::ids::RoomId;
-use madang_functions::live::aws::LiveStore;
+use madang_functions::live::aws::AwsAnnouncer;
 use madang_functions::metrics;
 use madang_functions::service::bots::{Kept, keep, land, search};
 use madang_functions::telemetry::{self, LogFormat};
@@ -57,9 +57,10 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     }
     // Web Push as the api function has it: a move that makes a person's turn pushes it.
     let push = madang_functions::push::Push::from_env_or_table(&rooms).await?;
-    let store = Arc::new(LiveStore::from_env(rooms).await);
+    // Its moves are announced to the rooms' live connections, as a request's save is.
+    let announcer = Arc::new(AwsAnnouncer::from_env(rooms.clone()).await);
     // Its own saves cue no thinker: the loop below looks at the room again itself.
-    let app = App::new(store)
+    let app = App::new(Arc::new(rooms), announcer)
         .with_dev(dev)
         .with_thinker(Arc::new(NoThinker))
         .with_push(push);
@@ -101,7 +102,7 @@ struct Played {
 /// Makes the room's computer players' moves that are due by the end of their search, until the
 /// next one is kept as a plan, none is left to make, or time runs short.
 async fn play(
-    app: &App<LiveStore>,
+    app: &App<DynamoStore>,
     id: &str,
     deadline_ms: u64,
 ) -> Result<Played, lambda_runtime::Error> {
@@ -134,7 +135,16 @@ async fn play(
         let clock = || app.clock.now();
         // Boxed: the save path's future is deep (see the sweeper).
         let push = app.push.get();
-        if Box::pin(land(&*app.store, push.as_deref(), &clock, id, searched)).await? {
+        if Box::pin(land(
+            &*app.store,
+            &*app.announcer,
+            push.as_deref(),
+            &clock,
+            id,
+            searched,
+        ))
+        .await?
+        {
             played.moves += 1;
         }
     }
@@ -144,7 +154,11 @@ async fn play(
 /// Waits until the server's clock reaches `at` (`wait` from now by this environment's clock).
 /// With test support on, the dev clock shared through the table may jump meanwhile: it is read
 /// again every tenth of a second.
-async fn until(app: &App<LiveStore>, at: u64, wait: Duration) -> Result<(), lambda_runtime::Error> {
+async fn until(
+    app: &App<DynamoStore>,
+    at: u64,
+    wait: Duration,
+) -> Result<(), lambda_runtime::Error> {
     if !app.dev {
         tokio::time::sleep(wait).await;
         return Ok(());

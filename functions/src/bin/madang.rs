@@ -34,13 +34,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use madang_functions::announce::{LocalAnnouncer, NoAnnouncer};
 use madang_functions::api::origin::OriginSecret;
 use madang_functions::app::Limits;
 use madang_functions::live::{Live, LiveUrl};
 use madang_functions::push::Push;
 use madang_functions::telemetry::{self, LogFormat};
 use madang_functions::thinker::LocalThinker;
-use madang_functions::{App, RoomStore, ServeConfig, router, shutdown_signal, sweeper};
+use madang_functions::{App, ChatStore, RoomStore, ServeConfig, router, shutdown_signal, sweeper};
 use madang_infra::EmbeddedStore;
 use madang_infra::dynamo::{self, DynamoStore};
 use madang_infra::embedded::Durability;
@@ -79,7 +80,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             dynamo::ensure_table(&client, &table).await?;
             let store = Arc::new(DynamoStore::new(client, table));
             // A sweep queries every index shard: once a second is plenty against a real table.
-            let app = App::new(store)
+            // No live channel: other processes may save to the same table, and their saves
+            // would never wake this process's sockets.
+            let app = App::new(store, Arc::new(NoAnnouncer))
                 .with_dev(dev)
                 .with_limits(limits)
                 .with_origin(origin)
@@ -98,7 +101,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 &data.join("madang.sqlite3"),
                 durability,
             )?);
-            let app = App::new(store)
+            // Every save of the file is this process's: its sockets are woken in-process.
+            let app = App::new(store, Arc::new(LocalAnnouncer::default()))
                 .with_dev(dev)
                 .with_limits(limits)
                 .with_origin(origin)
@@ -113,7 +117,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 }
 
-async fn serve<S: RoomStore>(
+async fn serve<S: RoomStore + ChatStore>(
     app: App<S>,
     addr: SocketAddr,
     config: ServeConfig,
@@ -138,6 +142,7 @@ async fn sweep_forever<S: RoomStore>(app: App<S>, every: Duration) {
         tick.tick().await;
         sweeper::sweep_pushing(
             &*app.store,
+            &*app.announcer,
             &*app.thinker,
             app.push.get().as_deref(),
             app.clock.now(),

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use lambda_runtime::{LambdaEvent, service_fn};
 use madang_functions::App;
-use madang_functions::live::aws::LiveStore;
+use madang_functions::live::aws::AwsAnnouncer;
 use madang_functions::metrics;
 use madang_functions::sweeper::{SweepReport, sweep_pushing};
 use madang_functions::telemetry::{self, LogFormat};
@@ -32,8 +32,10 @@ async fn main() -> Result<(), lambda_runtime::Error> {
     // Web Push (its timeouts pass turns and end games): the key as the api function reads it,
     // once per execution environment.
     let push = madang_functions::push::Push::from_env_or_table(&rooms).await?;
-    let store = Arc::new(LiveStore::from_env(rooms).await);
-    let mut app = App::new(store).with_dev(dev).with_push(push);
+    let announcer = Arc::new(AwsAnnouncer::from_env(rooms.clone()).await);
+    let mut app = App::new(Arc::new(rooms), announcer)
+        .with_dev(dev)
+        .with_push(push);
     // The backstop of a lost bot-function invocation: a computer player's move long overdue is
     // handed to the bot function again (the sweeper never searches itself).
     if let Some(thinker) = LambdaThinker::from_env(app.clock.clone()).await {
@@ -47,6 +49,7 @@ async fn main() -> Result<(), lambda_runtime::Error> {
             // Writes the sweep's metrics (SweeperLag, when late) as it ends.
             let report: SweepReport = sweep_pushing(
                 &*app.store,
+                &*app.announcer,
                 &*app.thinker,
                 app.push.get().as_deref(),
                 app.clock.now(),

@@ -10,7 +10,7 @@ use axum::http::{HeaderMap, Method, header};
 use super::ClientKey;
 use super::polls::{PollCount, PollSlot};
 use super::rate::RateTable;
-use crate::api::MAX_BODY_BYTES;
+use crate::api::extract::MAX_BODY_BYTES;
 use crate::app::Limits;
 use crate::error::ApiError;
 

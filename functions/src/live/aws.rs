@@ -1,16 +1,16 @@
 //! The live channel on AWS: API Gateway's WebSocket API (`$connect`, `$default`,
-//! `$disconnect`, all on the `live` function) and the announcer every save calls.
+//! `$disconnect`, all on the `live` function) and the app's announcer there, [`AwsAnnouncer`].
 //!
 //! - **Connections** are registered in the rooms table at their hello
 //!   ([`madang_infra::live_registry`]), with the table's TTL; `$disconnect` and a post that
 //!   meets `410 Gone` remove them.
 //! - **Every save that changes a room** — an action, a join, a rematch, a read's catch-up, the
-//!   sweeper's — reaches [`LiveStore::announce`] through the one save path
-//!   (`service::save::transact` calls [`RoomStore::announce`]), which reads the room's registry
-//!   once (eventually consistent: half a unit) and posts `version` to each connection with
-//!   `PostToConnection`, all at once.
-//! - **Every chat message stored** goes the same way (`ChatStore::announce_chat`, called by
-//!   `live::chat::announce` once the post is stored): one read of the registry, then
+//!   sweeper's, the bot function's — is told to the announcer by the one save path
+//!   (`service::save::transact` calls [`Announcer::saved`] once the save landed), which reads
+//!   the room's registry once (eventually consistent: half a unit) and posts `version` to each
+//!   connection with `PostToConnection`, all at once.
+//! - **Every chat message stored** goes the same way ([`Announcer::chat_posted`], called by the
+//!   chat service once the post is stored): one read of the registry, then
 //!   `{"type":"chat","message":M}` to each connection whose viewer may receive it — decided per
 //!   connection from the registry's `player` (none: a spectator) by the chat service's one rule
 //!   (`service::chat::live_may_receive`), on the room the post read strongly.
@@ -48,9 +48,8 @@ use std::time::Duration;
 use aws_sdk_apigatewaymanagement::Client as PostClient;
 use aws_sdk_apigatewaymanagement::operation::post_to_connection::PostToConnectionError;
 use aws_sdk_apigatewaymanagement::primitives::Blob;
-use madang_core::Millis;
 use madang_infra::live_registry::{RegisterError, Watcher};
-use madang_infra::{DynamoStore, RoomStore, StoreError, StoredRoom, Tell};
+use madang_infra::{DynamoStore, RoomStore, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use sha2::Digest as _;
@@ -59,6 +58,7 @@ use tokio::task::JoinSet;
 use super::{
     ClientFrame, HELLOS_PER_CONNECTION, LiveError, MAX_FRAME_BYTES, ServerFrame, ViewUrl, admit,
 };
+use crate::announce::{Announced, Announcer, Receives, Tell, Teller};
 use crate::app::App;
 
 /// API Gateway's WebSocket billing unit: a message is billed per 32 KB (of 1,024 bytes). A
@@ -71,11 +71,12 @@ pub const ANNOUNCE_BOUND: Duration = Duration::from_millis(500);
 /// The environment variable naming the WebSocket API's stage URL.
 pub const ENDPOINT_VAR: &str = "MADANG_LIVE_ENDPOINT";
 
-/// The DynamoDB store with the live channel's posts: what the `api`, `sweeper` and `live`
-/// functions serve from. Every [`RoomStore`] call goes to the table; [`RoomStore::announce`]
-/// posts to the room's connections.
+/// The announcer of the `api`, `sweeper`, `live` and `bot` functions: posts what landed to the
+/// room's connections, as registered in the rooms table. Without an endpoint it posts nothing
+/// and reads no registry.
 #[derive(Clone, Debug)]
-pub struct LiveStore {
+pub struct AwsAnnouncer {
+    /// The rooms table, which holds the connection registry.
     store: DynamoStore,
     posts: Option<PostClient>,
     /// The views' `liveUrl` (from the same endpoint), spliced into the views announcements carry.
@@ -106,17 +107,19 @@ pub fn live_url(endpoint: &str) -> Option<String> {
     }
 }
 
-impl LiveStore {
-    /// `store`, posting through `posts` (`None`: no live channel).
+impl AwsAnnouncer {
+    /// Posting through `posts` (`None`: no live channel) to the connections registered in
+    /// `store`.
     pub fn new(store: DynamoStore, posts: Option<PostClient>) -> Self {
-        LiveStore {
+        AwsAnnouncer {
             store,
             posts,
             url: None,
         }
     }
 
-    /// `store`, posting to the endpoint `MADANG_LIVE_ENDPOINT` names, if it is set.
+    /// Posting to the endpoint `MADANG_LIVE_ENDPOINT` names, if it is set, to the connections
+    /// registered in `store`.
     pub async fn from_env(store: DynamoStore) -> Self {
         let (posts, url) = match std::env::var(ENDPOINT_VAR) {
             Ok(endpoint) if !endpoint.trim().is_empty() => {
@@ -131,12 +134,7 @@ impl LiveStore {
             }
             _ => (None, None),
         };
-        LiveStore { store, posts, url }
-    }
-
-    /// The table underneath.
-    pub fn dynamo(&self) -> &DynamoStore {
-        &self.store
+        AwsAnnouncer { store, posts, url }
     }
 
     /// Whether posts are configured.
@@ -198,90 +196,32 @@ async fn post(posts: &PostClient, connection: &str, text: String) -> Posted {
     }
 }
 
-impl RoomStore for LiveStore {
-    async fn create(&self, room: &StoredRoom) -> Result<(), StoreError> {
-        self.store.create(room).await
+impl Announcer for AwsAnnouncer {
+    fn saved<'a>(&'a self, id: &'a str, version: u64, tell: &'a Teller<'a>) -> Announced<'a> {
+        Box::pin(self.announce(id, version, tell))
     }
 
-    async fn load(&self, id: &str, now: Millis) -> Result<StoredRoom, StoreError> {
-        self.store.load(id, now).await
+    fn chat_posted<'a>(
+        &'a self,
+        id: &'a str,
+        _seq: u64,
+        message: &'a RawValue,
+        may_receive: &'a Receives<'a>,
+    ) -> Announced<'a> {
+        Box::pin(async move {
+            // The same frame for everyone who may receive it: rendered once.
+            let frame = ServerFrame::Chat { message }.text();
+            let frame_for = |w: &Watcher| may_receive(w.player.as_deref()).then(|| frame.clone());
+            if !self.post_to_watchers(id, frame_for).await {
+                tracing::warn!(room = %crate::api::ids::digest_of(id), "live: chat delivery cut at its bound");
+            }
+        })
     }
+}
 
-    async fn save_if_version(&self, room: &StoredRoom, expected: u64) -> Result<(), StoreError> {
-        self.store.save_if_version(room, expected).await
-    }
-
-    async fn keep_plan(&self, id: &str, expected: u64, plan: &[u8]) -> Result<(), StoreError> {
-        self.store.keep_plan(id, expected, plan).await
-    }
-
-    async fn due_rooms(&self, now: Millis, limit: usize) -> Result<Vec<String>, StoreError> {
-        self.store.due_rooms(now, limit).await
-    }
-
-    async fn reindex(
-        &self,
-        id: &str,
-        expected: u64,
-        due: Option<Millis>,
-    ) -> Result<(), StoreError> {
-        self.store.reindex(id, expected, due).await
-    }
-
-    async fn wait_for_change(
-        &self,
-        id: &str,
-        after: u64,
-        timeout: Duration,
-    ) -> Result<Option<StoredRoom>, StoreError> {
-        self.store.wait_for_change(id, after, timeout).await
-    }
-
-    async fn touch(&self, id: &str, player: &str, now: Millis) -> Result<(), StoreError> {
-        self.store.touch(id, player, now).await
-    }
-
-    async fn peek(&self, id: &str, now: Millis) -> Result<StoredRoom, StoreError> {
-        self.store.peek(id, now).await
-    }
-
-    async fn load_review(
-        &self,
-        id: &str,
-        now: Millis,
-    ) -> Result<Option<madang_infra::KeptReview>, StoreError> {
-        self.store.load_review(id, now).await
-    }
-
-    async fn claim_review(
-        &self,
-        id: &str,
-        now: Millis,
-        expires_at: Millis,
-    ) -> Result<bool, StoreError> {
-        self.store.claim_review(id, now, expires_at).await
-    }
-
-    async fn save_review(
-        &self,
-        id: &str,
-        review: &str,
-        expires_at: Millis,
-    ) -> Result<(), StoreError> {
-        self.store.save_review(id, review, expires_at).await
-    }
-
-    #[cfg(feature = "dev")]
-    async fn clock_offset(&self) -> Result<Option<Millis>, StoreError> {
-        self.store.clock_offset().await
-    }
-
-    #[cfg(feature = "dev")]
-    async fn advance_clock(&self, ms: Millis) -> Result<Option<Millis>, StoreError> {
-        self.store.advance_clock(ms).await
-    }
-
-    async fn announce(&self, id: &str, version: u64, tell: &(dyn Fn(Option<&str>) -> Tell + Sync)) {
+impl AwsAnnouncer {
+    /// Posts `version` to the connections watching room `id`, each its viewer's frame.
+    async fn announce(&self, id: &str, version: u64, tell: &Teller<'_>) {
         // One frame per distinct viewer (a player's, or the spectators'), made on first use:
         // a view is rendered once however many connections that viewer has.
         let frames: Mutex<HashMap<Option<String>, Option<String>>> = Mutex::default();
@@ -326,7 +266,7 @@ pub fn version_frame(live: &ViewUrl, version: u64, tell: Tell) -> Option<String>
     })
 }
 
-impl LiveStore {
+impl AwsAnnouncer {
     /// Posts to each connection watching room `id` the frame `frame_for` gives it (`None`: that
     /// connection gets nothing): one read of the room's registry (half a unit), then every post
     /// at once, a `410 Gone` deleting its registration — all within [`ANNOUNCE_BOUND`]. `false`
@@ -454,7 +394,8 @@ pub struct WsAnswer {
 /// Handles one WebSocket event. Frames are answered by posts, not by the return value (the
 /// routes have no route responses), so every route answers 200 — but `$connect` from a page of
 /// an origin that may not open the channel, which is answered 403.
-pub async fn handle(app: &App<LiveStore>, event: WsEvent) -> WsAnswer {
+/// Posts (frames, the refusal's close) go through `live`, the app's announcer.
+pub async fn handle(app: &App<DynamoStore>, live: &AwsAnnouncer, event: WsEvent) -> WsAnswer {
     let connection = event.request_context.connection_id.as_str();
     match event.request_context.route_key.as_str() {
         // Nothing is stored until the first frame: a connection that never sends one costs
@@ -466,20 +407,25 @@ pub async fn handle(app: &App<LiveStore>, event: WsEvent) -> WsAnswer {
             }
         }
         "$disconnect" => {
-            if let Err(e) = app.store.dynamo().live_forget(connection, None).await {
+            if let Err(e) = app.store.live_forget(connection, None).await {
                 tracing::warn!(connection, error = %crate::error::chain(&e), "live: disconnect not recorded");
             }
         }
         _ => {
-            if let Err(error) = frame(app, connection, &event).await {
-                app.store.refuse(connection, error).await;
+            if let Err(error) = frame(app, live, connection, &event).await {
+                live.refuse(connection, error).await;
             }
         }
     }
     WsAnswer { status_code: 200 }
 }
 
-async fn frame(app: &App<LiveStore>, connection: &str, event: &WsEvent) -> Result<(), LiveError> {
+async fn frame(
+    app: &App<DynamoStore>,
+    live: &AwsAnnouncer,
+    connection: &str,
+    event: &WsEvent,
+) -> Result<(), LiveError> {
     let body = event.body.as_deref().unwrap_or("");
     if event.is_base64_encoded || body.len() > MAX_FRAME_BYTES {
         return Err(LiveError::BadMessage);
@@ -487,7 +433,6 @@ async fn frame(app: &App<LiveStore>, connection: &str, event: &WsEvent) -> Resul
     // Every frame is counted; a connection that floods is closed.
     let room = app
         .store
-        .dynamo()
         .live_frame(connection, app.clock.now())
         .await
         .map_err(refusal)?;
@@ -501,7 +446,7 @@ async fn frame(app: &App<LiveStore>, connection: &str, event: &WsEvent) -> Resul
                     return Err(LiveError::RoomNotFound);
                 }
             }
-            app.store.post(connection, &ServerFrame::Pong.text()).await;
+            live.post(connection, &ServerFrame::Pong.text()).await;
         }
         ClientFrame::Hello {
             room_id,
@@ -511,7 +456,6 @@ async fn frame(app: &App<LiveStore>, connection: &str, event: &WsEvent) -> Resul
             let admitted = admit(app, &room_id, token.as_deref()).await?;
             let player = admitted.player.as_ref().map(|p| p.as_str());
             app.store
-                .dynamo()
                 .live_register(
                     connection,
                     &room_id,
@@ -529,9 +473,7 @@ async fn frame(app: &App<LiveStore>, connection: &str, event: &WsEvent) -> Resul
                 Err(_) => admitted.version,
             };
             if version > since {
-                app.store
-                    .post(connection, &ServerFrame::version(version))
-                    .await;
+                live.post(connection, &ServerFrame::version(version)).await;
             }
         }
     }

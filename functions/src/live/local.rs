@@ -1,6 +1,7 @@
-//! `GET /live` on the local server: a WebSocket on the same router and port, fed by the store's
-//! in-process notifier ([`RoomStore::notifier`]), which every save wakes — a request's, a
-//! read's catch-up, the sweeper's — because they all go through the one save path.
+//! `GET /live` on the local server: a WebSocket on the same router and port, woken by the app's
+//! in-process announcer ([`crate::announce::LocalAnnouncer`]), which every save tells — a
+//! request's, a read's catch-up, the sweeper's, the thinker's — because they all go through the
+//! one save path.
 //!
 //! Bounds, each met with `RATE_LIMITED` or a close:
 //! - per socket: [`super::MAX_FRAME_BYTES`] per frame (a larger one closes the socket),
@@ -22,7 +23,7 @@
 //! every change, and once it is gone the socket gets `ROOM_NOT_FOUND` and closes. It closes
 //! (`1001`) when the server shuts down.
 //!
-//! Chat ([`super::chat`]): a post wakes the room's sockets through the live state's chat wake;
+//! Chat ([`super`], "Chat"): a post wakes the room's sockets through the announcer's chat wake;
 //! each woken socket reads the log past the last record it passed on (the embedded store's
 //! SQLite, no network) and sends `{"type":"chat","message":M}` for each message its viewer may
 //! receive on the room as it is now. A socket passes on only what is posted after its hello.
@@ -39,12 +40,13 @@ use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use madang_core::PlayerId;
 use madang_infra::notify::Subscription;
-use madang_infra::{RoomStore, StoreError, Tell};
+use madang_infra::{ChatStore, RoomStore, StoreError};
 use tokio::time::{Instant, sleep_until, timeout_at};
 
 use super::{
     ClientFrame, FrameBudget, LiveError, MAX_FRAME_BYTES, RoomSlot, ServerFrame, ViewUrl, admit,
 };
+use crate::announce::Tell;
 use crate::app::App;
 use crate::error::{ApiError, Problem};
 use crate::serve::ConnectionHold;
@@ -63,18 +65,20 @@ pub const ROOM_CHECK_EVERY: Duration = Duration::from_secs(2);
 /// The refusal of a handshake from a page of another origin.
 const ORIGIN_NOT_ALLOWED: Problem = crate::error::ORIGIN_NOT_ALLOWED;
 
-/// `GET /live`: upgrades to the live channel when this process's store announces its saves;
-/// otherwise (the local server on DynamoDB) there is no such route, and `liveUrl` is `null`.
+/// `GET /live`: upgrades to the live channel when the app's announcer wakes this process's
+/// sockets ([`crate::announce::LocalAnnouncer`]); otherwise (the local server on DynamoDB, whose
+/// other processes' saves would never wake them) there is no such route, and `liveUrl` is
+/// `null`.
 /// A browser page of another origin than the server's own or the operator's list is refused
 /// 403 `ORIGIN_NOT_ALLOWED` before the upgrade.
-pub async fn socket<S: RoomStore>(
+pub async fn socket<S: RoomStore + ChatStore>(
     State(app): State<App<S>>,
     live: ViewUrl,
     hold: Option<Extension<ConnectionHold>>,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
-    if app.store.notifier().is_none() {
+    if app.announcer.local().is_none() {
         return crate::error::NO_SUCH_ROUTE.into_response();
     }
     let text = |name| headers.get(name).and_then(|v| v.to_str().ok());
@@ -119,7 +123,7 @@ struct Watch<'a> {
 
 /// What woke a watching socket.
 enum Woken {
-    /// The room's version moved (`false`: the notifier went).
+    /// The room's version moved (`false`: the channel went).
     Version(bool),
     /// The room's chat has a new record.
     Chat,
@@ -156,7 +160,7 @@ impl Sender<'_> {
     }
 }
 
-async fn run<S: RoomStore>(
+async fn run<S: RoomStore + ChatStore>(
     app: &App<S>,
     live: &ViewUrl,
     mut socket: WebSocket,
@@ -189,13 +193,13 @@ async fn run<S: RoomStore>(
     let _ = timeout_at(Instant::now() + app.live.send_timeout, socket.send(close)).await;
 }
 
-async fn serve_socket<S: RoomStore>(
+async fn serve_socket<S: RoomStore + ChatStore>(
     app: &App<S>,
     live: &ViewUrl,
     socket: &mut WebSocket,
     mut hold: Option<ConnectionHold>,
 ) -> End {
-    let Some(notifier) = app.store.notifier() else {
+    let Some(announcer) = app.announcer.local() else {
         return End::Close(close_code::POLICY);
     };
     let opened = Instant::now();
@@ -294,10 +298,10 @@ async fn serve_socket<S: RoomStore>(
                         // Subscribe before reading, so a save between the read and the wait
                         // is still seen (the channel keeps the latest version).
                         let same_room = watch.as_ref().is_some_and(|w| w.room == room_id);
-                        let mut subscription = notifier.subscribe(&room_id);
+                        let mut subscription = announcer.versions(&room_id);
                         // Likewise for chat: wake first, then where the log is now; what is
                         // posted from here on is passed on.
-                        let chat = app.live.chat_wake(&room_id);
+                        let chat = announcer.chat(&room_id);
                         let admitted = match admit(app, &room_id, token.as_deref()).await {
                             Ok(admitted) => admitted,
                             Err(e) => return End::Refuse(e),
@@ -398,7 +402,7 @@ async fn send_version<S: RoomStore>(
 /// read has it. A read that fails — or, which never happens, that comes back without it — ends
 /// the socket with `UNAVAILABLE` rather than pass a message over in silence: the client
 /// reconnects and catches up by the poll (delivery is a hint, never the source of truth).
-async fn send_chat<S: RoomStore>(
+async fn send_chat<S: RoomStore + ChatStore>(
     app: &App<S>,
     out: &mut Sender<'_>,
     watch: &mut Watch<'_>,

@@ -5,35 +5,56 @@
 //! the token is never in the URL) and `{"type":"ping"}`. Server → client:
 //! `{"type":"version","version":V}` at once when the room is already past `since` and after
 //! every accepted change; `{"type":"pong"}`; `{"type":"chat","message":M}` for each chat
-//! message the receiver may see ([`ServerFrame::Chat`], sent by [`chat`]); `{"type":"error","code":C}` and then a close, with `C` one of
-//! `UNAUTHORIZED`, `ROOM_NOT_FOUND`, `BAD_MESSAGE`, `RATE_LIMITED`.
+//! message the receiver may see ([`ServerFrame::Chat`]); `{"type":"error","code":C}` and then a
+//! close, with `C` one of `UNAUTHORIZED`, `ROOM_NOT_FOUND`, `BAD_MESSAGE`, `RATE_LIMITED`.
 //!
 //! Delivery is a hint, never the source of truth: a client reads the room (`since`, ETag) for
 //! each version announced, and converges even when a message is lost.
 //!
-//! - [`local`]: `GET /live` on the local server, fed by the embedded store's notifier.
+//! The save path and the chat service tell the app's announcer ([`crate::announce`]) what
+//! landed; this module is its two implementations and what they share:
+//! - [`local`]: `GET /live` on the local server, woken by the in-process
+//!   [`crate::announce::LocalAnnouncer`].
 //! - [`aws`]: API Gateway's WebSocket API on Lambda — the connection registry in the rooms
-//!   table and the `PostToConnection` announcer the save path calls.
+//!   table and the `PostToConnection` announcer.
 //!
 //! What both share lives here: the frames, the bounds, the hello check and `liveUrl`.
+//!
+//! **Chat** (DESIGN "Live channel" and "Chat"): a message, once stored, is sent as
+//! `{"type":"chat","message":M}` to exactly those live connections whose viewer may see it —
+//! `M` exactly as `GET /rooms/{id}/chat` renders it ([`crate::service::chat::message_json`]),
+//! the viewer's rights by the chat service's one rule
+//! ([`crate::service::chat::live_may_receive`]).
+//!
+//! - **Local server**: the post wakes the room's sockets through the local announcer's chat wake
+//!   (a `watch` channel per room that has a socket, so it holds at most one entry per watched
+//!   room); each socket then reads the log past the last record it passed on and sends what its
+//!   viewer may see on the room as it is now (so a member kicked or gone meanwhile gets none).
+//! - **AWS**: the announcer reads the room's connection registry and posts to each connection
+//!   its frame, decided per connection from the registry's `player`, within the same bound as a
+//!   version's announcement ([`aws::ANNOUNCE_BOUND`]): a post never fails the chat answer, nor
+//!   delays it beyond that.
+//! - **No replay at hello**: the hello carries only the room's `since`. Delivery is a hint and
+//!   the chat log is the source of truth, as the room is for versions: after a (re)connect a
+//!   client fetches `GET /rooms/{id}/chat?after=N` once its hello is taken (the JS client
+//!   follows its hello with a `ping`; the `pong` says the hello was handled), and from then on
+//!   every message it may see also arrives over the socket.
 
 pub mod aws;
-pub mod chat;
 pub mod local;
+pub mod state;
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use state::RoomSlot;
+pub use state::{AllowedOrigins, LIVE_URL_VAR, Live, LiveUrl};
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{header, uri::Authority};
 use madang_core::PlayerId;
 use madang_core::room::TokenHash;
-use madang_infra::notify::{Notifier, Subscription};
 use madang_infra::{RoomStore, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::app::App;
 use crate::service::Loaded;
@@ -117,7 +138,7 @@ pub enum ServerFrame<'a> {
     },
     /// The answer to `ping`.
     Pong,
-    /// A chat message the receiver may see (`docs/DESIGN.md`, "Chat"; sent by [`chat`]).
+    /// A chat message the receiver may see (`docs/DESIGN.md`, "Chat").
     Chat {
         /// The message `M`, as JSON text.
         message: &'a RawValue,
@@ -278,267 +299,6 @@ impl FrameBudget {
     }
 }
 
-/// Where clients find the live channel: what every room view's `liveUrl` says.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum LiveUrl {
-    /// `ws://{Host}/live` (`wss://` behind `X-Forwarded-Proto: https`) when this process's
-    /// store announces its saves in process (the local server), else `null`.
-    #[default]
-    FromHost,
-    /// This URL ([`LIVE_URL_VAR`] locally; on AWS the WebSocket API's, from
-    /// `MADANG_LIVE_ENDPOINT`).
-    Fixed(String),
-    /// `null`: no live channel.
-    Off,
-}
-
-/// The variable that fixes the local server's `liveUrl` (`ws://` or `wss://`, absolute): for a
-/// server whose live channel clients reach at another address than its pages.
-pub const LIVE_URL_VAR: &str = "MADANG_LIVE_URL";
-
-impl LiveUrl {
-    /// `url` as a fixed `liveUrl`: an absolute `ws://` or `wss://` URL with a plain host (and
-    /// port); anything else is an error naming what is wrong.
-    pub fn fixed(url: &str) -> Result<LiveUrl, String> {
-        let url = url.trim();
-        if web_socket_origin(url).is_none() {
-            return Err(format!(
-                "{LIVE_URL_VAR}={url} is not an absolute ws:// or wss:// URL with a plain host"
-            ));
-        }
-        Ok(LiveUrl::Fixed(url.to_owned()))
-    }
-
-    /// `liveUrl` from [`LIVE_URL_VAR`] when it is set, else [`LiveUrl::FromHost`].
-    pub fn from_env() -> Result<LiveUrl, String> {
-        match std::env::var(LIVE_URL_VAR) {
-            Ok(url) => LiveUrl::fixed(&url),
-            Err(_) => Ok(LiveUrl::FromHost),
-        }
-    }
-
-    /// The origin a page must be allowed to connect to for this `liveUrl` (its CSP's
-    /// `connect-src`, `api::web`), when it is not the page's own: a fixed URL's
-    /// `scheme://host[:port]`. `None` for [`LiveUrl::FromHost`] (the page's own origin, which
-    /// `'self'` covers) and [`LiveUrl::Off`].
-    pub fn foreign_origin(&self) -> Option<String> {
-        match self {
-            LiveUrl::Fixed(url) => web_socket_origin(url),
-            LiveUrl::FromHost | LiveUrl::Off => None,
-        }
-    }
-}
-
-/// `scheme://host[:port]` of an absolute `ws://` or `wss://` URL, if its host is plain: letters,
-/// digits, `.`, `-`, a port, or a bracketed IPv6 address. Nothing else can reach a CSP header,
-/// where a `;` or a space would add a directive or a source.
-fn web_socket_origin(url: &str) -> Option<String> {
-    let uri: axum::http::Uri = url.parse().ok()?;
-    let scheme = uri.scheme_str().filter(|s| *s == "ws" || *s == "wss")?;
-    let authority = uri.authority()?.as_str();
-    let plain = !authority.is_empty()
-        && authority
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'));
-    plain.then(|| format!("{scheme}://{}", authority.to_ascii_lowercase()))
-}
-
-/// Which pages may open the live channel, by their `Origin` (a browser sends it with every
-/// WebSocket handshake; other clients send none and are let in — the bounds on the channel are
-/// what holds them). A page of the deployment's own origin always may: locally the one whose
-/// host is the request's `Host`, on AWS the one [`APP_ORIGIN_VAR`] names. Others only when the
-/// operator names them ([`ALLOWED_ORIGINS_VAR`]).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct AllowedOrigins {
-    /// Any origin (`*` in the list).
-    any: bool,
-    /// Exact origins (`scheme://host[:port]`, lowercase, no trailing slash).
-    origins: Vec<String>,
-}
-
-impl AllowedOrigins {
-    /// The origins in a comma-separated `list` (`*` for any); blanks are skipped.
-    pub fn parse(list: &str) -> Self {
-        let mut allowed = AllowedOrigins::default();
-        for origin in list.split(',').map(str::trim).filter(|o| !o.is_empty()) {
-            if origin == "*" {
-                allowed.any = true;
-            } else {
-                allowed
-                    .origins
-                    .push(origin.trim_end_matches('/').to_ascii_lowercase());
-            }
-        }
-        allowed
-    }
-
-    /// [`ALLOWED_ORIGINS_VAR`] and [`APP_ORIGIN_VAR`] from the environment (neither set: only
-    /// the request's own host).
-    pub fn from_env() -> Self {
-        let mut list = std::env::var(ALLOWED_ORIGINS_VAR).unwrap_or_default();
-        if let Ok(own) = std::env::var(APP_ORIGIN_VAR) {
-            list.push(',');
-            list.push_str(&own);
-        }
-        AllowedOrigins::parse(&list)
-    }
-
-    /// Whether a handshake with this `Origin` header (`None`: none sent) may open the channel;
-    /// `host` is the request's `Host` (its own origin's authority), where the channel is served
-    /// from the app's own host.
-    pub fn allows(&self, origin: Option<&str>, host: Option<&str>) -> bool {
-        let Some(origin) = origin else {
-            return true;
-        };
-        if self.any {
-            return true;
-        }
-        let origin = origin.trim().trim_end_matches('/').to_ascii_lowercase();
-        let authority = origin.split_once("://").map(|(_, rest)| rest);
-        if let (Some(authority), Some(host)) = (authority, host)
-            && authority.eq_ignore_ascii_case(host.trim())
-        {
-            return true;
-        }
-        self.origins.contains(&origin)
-    }
-}
-
-/// The live channel's share of the app: `liveUrl` and the local sockets' counters.
-#[derive(Debug)]
-pub struct Live {
-    /// What `liveUrl` says.
-    pub url: LiveUrl,
-    /// Which pages may open the channel (local server: `GET /live`; AWS: `$connect`).
-    pub origins: AllowedOrigins,
-    /// How long a local socket waits for its client to take a frame ([`SEND_TIMEOUT`]).
-    pub send_timeout: std::time::Duration,
-    /// Sockets open at once in this process (local server).
-    total: Arc<Semaphore>,
-    /// Places taken per watched room (local server).
-    rooms: Arc<Mutex<HashMap<String, Places>>>,
-    /// The chat wake of local sockets: a post sends the room's newest chat record number
-    /// ([`chat`]). One channel per room some socket watches, gone with its last socket.
-    chat: Notifier,
-}
-
-impl Default for Live {
-    fn default() -> Self {
-        Live::new(LiveUrl::default(), 1024)
-    }
-}
-
-impl Live {
-    /// `liveUrl` as `url`, and at most `max_sockets` local sockets at once.
-    pub fn new(url: LiveUrl, max_sockets: usize) -> Self {
-        Live {
-            url,
-            origins: AllowedOrigins::default(),
-            send_timeout: SEND_TIMEOUT,
-            total: Arc::new(Semaphore::new(max_sockets)),
-            rooms: Arc::default(),
-            chat: Notifier::default(),
-        }
-    }
-
-    /// The same, with `liveUrl` as `url`.
-    pub fn with_url(mut self, url: LiveUrl) -> Self {
-        self.url = url;
-        self
-    }
-
-    /// The defaults, with the allowed origins ([`AllowedOrigins::from_env`]) and
-    /// [`SEND_TIMEOUT_VAR`] from the environment; a send timeout that does not parse is an
-    /// error.
-    pub fn from_env() -> Result<Self, String> {
-        let mut live = Live {
-            origins: AllowedOrigins::from_env(),
-            ..Live::default()
-        };
-        if let Ok(v) = std::env::var(SEND_TIMEOUT_VAR) {
-            let ms: u64 = v
-                .trim()
-                .parse()
-                .ok()
-                .filter(|ms| *ms > 0)
-                .ok_or(format!("{SEND_TIMEOUT_VAR}={v} is not a positive number"))?;
-            live.send_timeout = std::time::Duration::from_millis(ms);
-        }
-        Ok(live)
-    }
-
-    /// Wakes this process's sockets watching `room`: its chat log has a new record, `seq`.
-    pub fn chat_posted(&self, room: &str, seq: u64) {
-        self.chat.notify(room, seq);
-    }
-
-    /// A subscription to `room`'s chat wake (a local socket's).
-    fn chat_wake(&self, room: &str) -> Subscription<'_> {
-        self.chat.subscribe(room)
-    }
-
-    /// A slot for one more local socket, if the process has one.
-    fn socket_slot(&self) -> Option<OwnedSemaphorePermit> {
-        self.total.clone().try_acquire_owned().ok()
-    }
-
-    /// A place among `room`'s watchers, if it has one left: a `spectator` only while fewer
-    /// than [`SPECTATORS_PER_ROOM`] spectators watch, and anyone only while fewer than
-    /// [`CONNECTIONS_PER_ROOM`] sockets do. So players always find the places spectators
-    /// cannot take.
-    fn room_slot(&self, room: &str, spectator: bool) -> Result<RoomSlot, LiveError> {
-        let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
-        let places = rooms.entry(room.to_owned()).or_default();
-        if places.all >= CONNECTIONS_PER_ROOM
-            || (spectator && places.spectators >= SPECTATORS_PER_ROOM)
-        {
-            return Err(LiveError::RateLimited);
-        }
-        places.all += 1;
-        places.spectators += usize::from(spectator);
-        Ok(RoomSlot {
-            rooms: self.rooms.clone(),
-            room: room.to_owned(),
-            spectator,
-        })
-    }
-
-    /// Sockets watching `room` now (tests and metrics).
-    pub fn watchers(&self, room: &str) -> usize {
-        let rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
-        rooms.get(room).map_or(0, |p| p.all)
-    }
-}
-
-/// The places taken in one room: by everyone, and of them by spectators.
-#[derive(Debug, Default)]
-struct Places {
-    all: usize,
-    spectators: usize,
-}
-
-/// One socket's place among a room's watchers; dropping it frees the place (and the room's
-/// entry with the last one, so the map holds only watched rooms).
-#[derive(Debug)]
-struct RoomSlot {
-    rooms: Arc<Mutex<HashMap<String, Places>>>,
-    room: String,
-    spectator: bool,
-}
-
-impl Drop for RoomSlot {
-    fn drop(&mut self) {
-        let mut rooms = self.rooms.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(places) = rooms.get_mut(&self.room) {
-            places.all -= 1;
-            places.spectators -= usize::from(self.spectator);
-            if places.all == 0 {
-                rooms.remove(&self.room);
-            }
-        }
-    }
-}
-
 /// The `liveUrl` of one request's room views.
 #[derive(Clone, Debug)]
 pub struct ViewUrl(pub Option<String>);
@@ -550,7 +310,7 @@ impl<S: RoomStore> FromRequestParts<App<S>> for ViewUrl {
         Ok(ViewUrl(match &app.live.url {
             LiveUrl::Fixed(url) => Some(url.clone()),
             LiveUrl::Off => None,
-            LiveUrl::FromHost if app.store.notifier().is_some() => from_host(parts),
+            LiveUrl::FromHost if app.announcer.local().is_some() => from_host(parts),
             LiveUrl::FromHost => None,
         }))
     }
@@ -618,54 +378,6 @@ mod tests {
         let none: serde_json::Value =
             serde_json::from_str(ViewUrl(None).room(&room).get()).unwrap();
         assert!(none["liveUrl"].is_null());
-    }
-
-    #[test]
-    fn a_page_may_open_the_channel_from_its_own_origin_or_a_named_one() {
-        let own_only = AllowedOrigins::parse("");
-        assert!(
-            own_only.allows(None, Some("h:1")),
-            "no Origin: not a browser"
-        );
-        assert!(own_only.allows(Some("http://h:1"), Some("h:1")));
-        assert!(own_only.allows(Some("https://H:1/"), Some("h:1")));
-        assert!(!own_only.allows(Some("http://evil.example"), Some("h:1")));
-        assert!(!own_only.allows(Some("http://h:2"), Some("h:1")));
-        assert!(!own_only.allows(Some("null"), Some("h:1")));
-        assert!(!own_only.allows(Some("http://h:1"), None));
-        let named = AllowedOrigins::parse(" https://app.example.com/ , http://localhost:5173");
-        assert!(named.allows(Some("https://app.example.com"), Some("api.example.com")));
-        assert!(named.allows(Some("http://localhost:5173"), None));
-        assert!(!named.allows(Some("https://app.example.com.evil"), None));
-        assert!(AllowedOrigins::parse("*").allows(Some("http://anyone"), None));
-    }
-
-    #[test]
-    fn spectators_never_take_the_players_places() {
-        let live = Live::default();
-        let spectators: Vec<_> = (0..SPECTATORS_PER_ROOM)
-            .map(|_| live.room_slot("r", true).unwrap())
-            .collect();
-        assert_eq!(
-            live.room_slot("r", true).unwrap_err(),
-            LiveError::RateLimited
-        );
-        let players: Vec<_> = (SPECTATORS_PER_ROOM..CONNECTIONS_PER_ROOM)
-            .map(|_| live.room_slot("r", false).unwrap())
-            .collect();
-        assert_eq!(
-            live.room_slot("r", false).unwrap_err(),
-            LiveError::RateLimited
-        );
-        assert_eq!(live.watchers("r"), CONNECTIONS_PER_ROOM);
-        drop(spectators);
-        drop(players);
-        assert_eq!(live.watchers("r"), 0);
-        assert!(
-            live.rooms.lock().unwrap().is_empty(),
-            "no entry left behind"
-        );
-        assert!(live.room_slot("other", true).is_ok());
     }
 
     #[test]

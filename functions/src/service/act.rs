@@ -3,8 +3,8 @@
 use madang_core::room::{Answer, Presence, Room, TokenHash};
 use madang_core::{Millis, PlayerId, with_room};
 use madang_infra::RoomStore;
-use serde_json::value::RawValue;
 
+use super::Acted;
 use super::action::{ActionRequest, Pick};
 use super::events::{Events, render};
 use super::new_request_id;
@@ -19,20 +19,6 @@ pub struct Idempotency {
     pub key: u32,
     /// Hash of the request body.
     pub body: u32,
-}
-
-/// The answer to an accepted action.
-#[derive(Debug)]
-pub struct Acted {
-    /// The room's version after the action.
-    pub version: u64,
-    /// What happened: overdue timeouts fired first, then the action's own events, then what the
-    /// action made due at once (a bot's turn).
-    pub events: Events,
-    /// The room as the caller now sees it.
-    pub room: Box<RawValue>,
-    /// This is the remembered first answer to a retried `Idempotency-Key`.
-    pub replayed: bool,
 }
 
 /// What the work of one attempt decided.
@@ -62,6 +48,7 @@ pub async fn act<S: RoomStore>(
     let mut player = None;
     let saved = transact(
         &*app.store,
+        &*app.announcer,
         &*app.thinker,
         || app.clock.now(),
         Target::Load(id),
@@ -81,6 +68,7 @@ pub async fn act<S: RoomStore>(
     .await?;
     super::push::deliver(
         &*app.store,
+        &*app.announcer,
         app.push.get().as_deref(),
         &|| app.clock.now(),
         &saved.loaded,

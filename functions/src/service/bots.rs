@@ -27,43 +27,20 @@
 
 use std::time::{Duration, Instant};
 
-use madang_core::room::{AnyBotChoice, Fired, MAX_TIMEOUTS_PER_CATCH_UP, PlanLanded};
+use madang_core::room::{AnyBotChoice, Fired, MAX_TIMEOUTS_PER_CATCH_UP};
 use madang_core::{Millis, with_room};
 use madang_infra::{RoomStore, StoreError};
 use tokio::sync::Semaphore;
 
 use super::new_request_id;
 use super::save::{Loaded, Target, transact};
+use crate::announce::Announcer;
 use crate::error::ApiError;
-use crate::metrics::{self, Metric};
 use crate::thinker::NoThinker;
 
-/// One computer player's move made by a search.
-#[derive(Clone, Copy, Debug)]
-struct BotMove {
-    /// The time the step took: the engine's choice, the rules' check and the apply.
-    took: Duration,
-    /// The engine failed (or chose a move the rules refused) and the fallback was played.
-    fallback: bool,
-}
+pub(super) mod landed;
 
-/// Computer players' moves whose save landed, to be recorded.
-#[derive(Debug, Default)]
-struct BotMoves(Vec<BotMove>);
-
-impl BotMoves {
-    /// The save carrying these moves landed: records `BotMoves`, a `BotMoveTime` per move and an
-    /// `EngineFailures` per fallback.
-    fn landed(self) {
-        for m in self.0 {
-            metrics::record(Metric::BotMove);
-            metrics::record(Metric::BotMoveTime(m.took));
-            if m.fallback {
-                metrics::record(Metric::EngineFailure);
-            }
-        }
-    }
-}
+use landed::{BotMove, BotMoves};
 
 /// Computer players' moves, searched and not yet played: the move that comes next, and the
 /// ones that fall due at the same moment behind it (a 윷놀이 game everyone left plays itself out
@@ -213,28 +190,13 @@ pub async fn keep<S: RoomStore>(
     }
 }
 
-/// A kept plan landed with the save of whoever loaded the room after it was due: recorded as
-/// [`land`] records a move (`BotMoves`, its search time, an engine failure's metric and log).
-pub(super) fn landed_plan(id: &str, planned: PlanLanded) {
-    if planned.fallback {
-        tracing::warn!(
-            room = %crate::api::ids::digest_of(id),
-            "a computer player's engine failed; it played the fallback (바둑: resigned)"
-        );
-    }
-    BotMoves(vec![BotMove {
-        took: Duration::from_micros(planned.took_us),
-        fallback: planned.fallback,
-    }])
-    .landed();
-}
-
 /// Plays searched moves through the one save path, each only if its turn is still the room's
 /// next one; whether any landed. A landed move pushes as a person's does (`push`: the
 /// deployment's sender, [`crate::push::notices`]): "your turn" to a person it leaves awaited
 /// and away, the end to every away seat.
 pub async fn land<S: RoomStore>(
     store: &S,
+    announcer: &dyn Announcer,
     push: Option<&crate::push::Push>,
     clock: &(impl Fn() -> Millis + Sync),
     id: &str,
@@ -244,6 +206,7 @@ pub async fn land<S: RoomStore>(
     // The thinker's own saves cue no thinker: its loop looks at the room again at once.
     let saved = transact(
         store,
+        announcer,
         &NoThinker,
         clock,
         Target::Load(id),
@@ -268,7 +231,7 @@ pub async fn land<S: RoomStore>(
         tracing::debug!(room = %crate::api::ids::digest_of(id), "the room moved on during a search; searching again");
         return Ok(false);
     }
-    super::push::deliver(store, push, clock, &saved.loaded, saved.now).await;
+    super::push::deliver(store, announcer, push, clock, &saved.loaded, saved.now).await;
     let mut moves = BotMoves::default();
     for (fired, took) in saved.outcome.into_iter().zip(took) {
         if let Fired::Bot { fallback, .. } = fired {

@@ -9,9 +9,9 @@
 //!
 //! Who sees what is decided in one place, [`madang_core::chat::ChatMessage::visible_to`]; the
 //! poll applies it through [`may_receive`], and so does the live channel (DESIGN "Live
-//! channel"): once a post is stored, [`crate::live::chat::announce`] sends
-//! `{"type":"chat","message":M}` (`M` from [`message_json`], exactly as the poll renders it) to
-//! each connection of the room for which [`live_may_receive`] holds.
+//! channel"): once a post is stored, the app's announcer is told ([`crate::announce`]), which
+//! sends `{"type":"chat","message":M}` (`M` from [`message_json`], exactly as the poll renders
+//! it) to each connection of the room for which [`live_may_receive`] holds.
 
 use madang_core::chat::{
     Audience, ChatBody, ChatError, ChatMessage, ChatRecord, ChatText, KEPT_MESSAGES, Viewer,
@@ -22,6 +22,7 @@ use madang_core::{Millis, PlayerId, with_room};
 use madang_infra::{ChatStore, RoomStore, StoreError, StoredChat};
 
 use super::save::Loaded;
+use crate::announce::Announcer;
 use crate::app::App;
 use crate::error::ApiError;
 
@@ -171,7 +172,7 @@ fn first_seq(room: &AnyRoom, now: Millis) -> u64 {
 /// leaves everything as it was. Every new record forgets the mutes and rates of members no
 /// longer present in `room` (as the request read it), and expires at the room's expiry plus
 /// [`CHAT_GRACE_MS`] — never before the record it follows.
-async fn append<S: RoomStore>(
+async fn append<S: RoomStore + ChatStore>(
     app: &App<S>,
     id: &str,
     room: &AnyRoom,
@@ -208,7 +209,7 @@ async fn append<S: RoomStore>(
 
 /// Posts one message for the holder of `token` (a player) or for a spectator (no token: `name`
 /// required). `client` is the spectator's address key for the rate. Returns the message's `seq`.
-pub async fn post<S: RoomStore>(
+pub async fn post<S: RoomStore + ChatStore>(
     app: &App<S>,
     id: &str,
     token: Option<&TokenHash>,
@@ -287,8 +288,8 @@ pub async fn post<S: RoomStore>(
     .await?;
     crate::metrics::record(crate::metrics::Metric::ChatMessage);
     if let Some(message) = posted.filter(|m| m.seq == seq) {
-        // Stored: now the live channel (bounded, never failing the post; see live::chat).
-        crate::live::chat::announce(app, id, &room, &message).await;
+        // Stored: now the live channel (bounded, never failing the post).
+        announce(&*app.announcer, id, &room, &message).await;
     }
     Ok(seq)
 }
@@ -296,7 +297,7 @@ pub async fn post<S: RoomStore>(
 /// The messages of a room the caller may see, numbered above `after`, oldest first (at most the
 /// [`KEPT_MESSAGES`] the room keeps), and the number to tag them with: the newest of them, or
 /// `after` when there is none.
-pub async fn read<S: RoomStore>(
+pub async fn read<S: RoomStore + ChatStore>(
     app: &App<S>,
     id: &str,
     token: Option<&TokenHash>,
@@ -317,7 +318,7 @@ pub async fn read<S: RoomStore>(
 
 /// The host mutes (`muted: true`) or unmutes a present member (seated and not gone: a mute
 /// is forgotten with its member). Returns who is muted now.
-pub async fn mute<S: RoomStore>(
+pub async fn mute<S: RoomStore + ChatStore>(
     app: &App<S>,
     id: &str,
     token: &TokenHash,
@@ -351,36 +352,17 @@ pub async fn mute<S: RoomStore>(
     Ok(after)
 }
 
-/// On AWS the rooms' store is the live channel's wrapper around DynamoDB; chat goes straight to
-/// the DynamoDB store's chat table.
-impl ChatStore for crate::live::aws::LiveStore {
-    async fn chat_latest(&self, room: &str) -> Result<Option<StoredChat>, StoreError> {
-        self.dynamo().chat_latest(room).await
-    }
-
-    async fn chat_append(&self, room: &str, record: &StoredChat) -> Result<(), StoreError> {
-        self.dynamo().chat_append(room, record).await
-    }
-
-    async fn chat_after(
-        &self,
-        room: &str,
-        after: u64,
-        limit: usize,
-    ) -> Result<Vec<StoredChat>, StoreError> {
-        self.dynamo().chat_after(room, after, limit).await
-    }
-
-    async fn announce_chat(
-        &self,
-        room: &str,
-        frame_for: &(dyn Fn(Option<&str>) -> Option<String> + Sync),
-    ) {
-        if !self
-            .post_to_watchers(room, |w| frame_for(w.player.as_deref()))
-            .await
-        {
-            tracing::warn!(room = %crate::api::ids::digest_of(room), "live: chat delivery cut at its bound");
-        }
-    }
+/// Tells `announcer` of `message`, just stored in room `id` (as `room` was when the post read
+/// it): who may receive it is decided per viewer by [`live_may_receive`] on that room.
+async fn announce(announcer: &dyn Announcer, id: &str, room: &AnyRoom, message: &ChatMessage) {
+    let Ok(rendered) = message_json(message) else {
+        return;
+    };
+    let may_receive = |player: Option<&str>| {
+        let player = player.map(PlayerId::new);
+        live_may_receive(room, player.as_ref(), message)
+    };
+    announcer
+        .chat_posted(id, message.seq, &rendered, &may_receive)
+        .await;
 }

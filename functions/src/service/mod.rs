@@ -12,6 +12,7 @@
 //! - [`mod@read`]: reading a room (and long-polling it), and its SGF record.
 //! - [`replay`]: a game's room after any step, replayed from its log (a read only).
 //! - [`bots`]: computer players' moves in the catch-up, timed and counted once saved.
+//! - [`push`]: the Web Push a saved change calls for; [`subscriptions`]: a seat's subscriptions.
 //!
 //! Input arrives here already parsed into typed values (a [`madang_core::room::GameKind`],
 //! typed options, a typed action): the api layer does that once, before any retry.
@@ -28,19 +29,35 @@ pub mod replay;
 pub mod review;
 pub mod save;
 pub mod seat;
+pub mod subscriptions;
 
 use madang_core::Game;
 use madang_core::PlayerId;
 use madang_core::room::{RequestId, Room};
 use serde_json::value::RawValue;
 
-pub use act::{Acted, Idempotency, act};
+pub use act::{Idempotency, act};
 pub use action::{Action, ActionRequest, Options, Pick, Refusal};
 pub use read::{Read, read, sgf};
 pub use save::{Loaded, PRESENCE_WRITE_INTERVAL_MS};
 pub use seat::{NewRoom, RoomOptions, Seated, create_room, join_room};
 
 use crate::error::ApiError;
+use events::Events;
+
+/// The answer to an accepted action.
+#[derive(Debug)]
+pub struct Acted {
+    /// The room's version after the action.
+    pub version: u64,
+    /// What happened: overdue timeouts fired first, then the action's own events, then what the
+    /// action made due at once (a bot's turn).
+    pub events: Events,
+    /// The room as the caller now sees it.
+    pub room: Box<RawValue>,
+    /// This is the remembered first answer to a retried `Idempotency-Key`.
+    pub replayed: bool,
+}
 
 /// Fills `buf` from the OS's entropy.
 pub(crate) fn random_bytes<const N: usize>() -> Result<[u8; N], ApiError> {

@@ -1,109 +1,30 @@
-//! Web Push for the rooms (DESIGN "Slow 바둑 and 'your turn' notifications"): a seat's
-//! subscriptions kept and dropped through the one save path, and the pushes a saved change calls
-//! for sent after it ([`deliver`]), all at once within one bound — a subscription the push
-//! service says is gone forgotten, a push that failed counted (`PushFailures`).
+//! Web Push for the rooms (DESIGN "Slow 바둑 and 'your turn' notifications"): the pushes a saved
+//! change calls for, sent after it ([`deliver`]), all at once within one bound — a subscription
+//! the push service says is gone forgotten, a push that failed counted (`PushFailures`). A seat's
+//! subscriptions are kept and dropped by [`super::subscriptions`].
 
 use std::sync::Arc;
 
 use futures_util::stream::{FuturesUnordered, StreamExt as _};
-use madang_core::room::{PushSubscription, TokenHash};
+use madang_core::room::PushSubscription;
 use madang_core::{Millis, with_room};
 use madang_infra::RoomStore;
 
 use super::new_request_id;
 use super::save::{Loaded, Target, transact};
-use crate::app::App;
+use crate::announce::Announcer;
 use crate::error::ApiError;
 use crate::metrics::{self, Metric};
-use crate::push::{Delivery, Notice, PUSH_BOUND, Push, check_subscription, notices};
+use crate::push::{Delivery, Notice, PUSH_BOUND, Push, notices};
 use crate::thinker::NoThinker;
-
-/// A browser's `PushSubscription.toJSON()`, as `PUT /rooms/{id}/push` reads it.
-#[derive(Clone, Debug)]
-pub struct Subscription {
-    /// The push service's URL.
-    pub endpoint: String,
-    /// `keys.p256dh`.
-    pub p256dh: String,
-    /// `keys.auth`.
-    pub auth: String,
-}
-
-fn push_of<S>(app: &App<S>) -> Result<Arc<Push>, ApiError> {
-    app.push.get().ok_or(ApiError::PushOff)
-}
-
-/// Keeps `sub` for the seat of `token`'s holder (the same endpoint renewed; a fourth pushes out
-/// the seat's oldest). Refused before anything is kept when the endpoint is not an allowed push
-/// service's or the keys do not read.
-pub async fn subscribe<S: RoomStore>(
-    app: &App<S>,
-    id: &str,
-    token: &TokenHash,
-    sub: Subscription,
-) -> Result<(), ApiError> {
-    let push = push_of(app)?;
-    transact(
-        &*app.store,
-        &*app.thinker,
-        || app.clock.now(),
-        Target::Load(id),
-        new_request_id()?,
-        |loaded, _, now| {
-            let who = loaded.authenticate(token).ok_or(ApiError::Unauthorized)?;
-            loaded.see(&who, now);
-            let kept = PushSubscription {
-                player: who,
-                endpoint: sub.endpoint.clone(),
-                p256dh: sub.p256dh.clone(),
-                auth: sub.auth.clone(),
-            };
-            check_subscription(push.hosts(), &kept).map_err(|why| ApiError::Invalid {
-                code: "INVALID_SUBSCRIPTION",
-                message: why.to_owned(),
-            })?;
-            let same = with_room!(&loaded.room, r => r.push.contains(&kept));
-            if !same {
-                with_room!(&mut loaded.room, r => r.subscribe(kept.clone(), now));
-            }
-            Ok(())
-        },
-    )
-    .await?;
-    Ok(())
-}
-
-/// Drops the subscription at `endpoint` of `token`'s holder (nothing to drop is no error).
-pub async fn unsubscribe<S: RoomStore>(
-    app: &App<S>,
-    id: &str,
-    token: &TokenHash,
-    endpoint: &str,
-) -> Result<(), ApiError> {
-    push_of(app)?;
-    transact(
-        &*app.store,
-        &*app.thinker,
-        || app.clock.now(),
-        Target::Load(id),
-        new_request_id()?,
-        |loaded, _, now| {
-            let who = loaded.authenticate(token).ok_or(ApiError::Unauthorized)?;
-            loaded.see(&who, now);
-            with_room!(&mut loaded.room, r => r.unsubscribe(&who, endpoint, now));
-            Ok(())
-        },
-    )
-    .await?;
-    Ok(())
-}
 
 /// Sends the pushes `loaded` — a room as a change just saved it — calls for ([`notices`]), and
 /// forgets the subscriptions their push services say are gone. Never fails the change: a push
 /// that fails is logged and counted (and the next one tries again). All of them go at once,
-/// within [`PUSH_BOUND`] together.
+/// within [`PUSH_BOUND`] together. Forgetting a subscription is a save, told to `announcer`.
 pub async fn deliver<S: RoomStore>(
     store: &S,
+    announcer: &dyn Announcer,
     push: Option<&Push>,
     clock: &(impl Fn() -> Millis + Sync),
     loaded: &Loaded,
@@ -112,13 +33,13 @@ pub async fn deliver<S: RoomStore>(
     let Some(push) = push else {
         return;
     };
-    let notices = notices(loaded, now);
+    let notices = notices(&loaded.room, &loaded.presence, &loaded.at_load, now);
     if notices.is_empty() {
         return;
     }
     let gone = send_all(push, loaded, &notices).await;
     if !gone.is_empty() {
-        forget(store, clock, &loaded.id, &gone).await;
+        forget(store, announcer, clock, &loaded.id, &gone).await;
     }
 }
 
@@ -127,6 +48,7 @@ pub async fn deliver<S: RoomStore>(
 /// `timeLow` to the away seats awaited.
 pub async fn remind<S: RoomStore>(
     store: &S,
+    announcer: &dyn Announcer,
     push: Option<&Push>,
     clock: &(impl Fn() -> Millis + Sync),
     id: &str,
@@ -135,6 +57,7 @@ pub async fn remind<S: RoomStore>(
     let mut due = None;
     let saved = transact(
         store,
+        announcer,
         &NoThinker,
         clock,
         Target::Load(id),
@@ -154,10 +77,11 @@ pub async fn remind<S: RoomStore>(
     let (Some(push), Some(deadline)) = (push, due) else {
         return Ok(());
     };
-    let notices = crate::push::time_low_notices(&saved.loaded, deadline, now);
+    let loaded = &saved.loaded;
+    let notices = crate::push::time_low_notices(&loaded.room, &loaded.presence, deadline, now);
     let gone = send_all(push, &saved.loaded, &notices).await;
     if !gone.is_empty() {
-        forget(store, clock, id, &gone).await;
+        forget(store, announcer, clock, id, &gone).await;
     }
     Ok(())
 }
@@ -222,6 +146,7 @@ async fn send_all(push: &Push, loaded: &Loaded, notices: &[Notice]) -> Vec<Strin
 /// Removes the subscriptions at `endpoints` from the room (their push service dropped them).
 async fn forget<S: RoomStore>(
     store: &S,
+    announcer: &dyn Announcer,
     clock: &(impl Fn() -> Millis + Sync),
     id: &str,
     endpoints: &[String],
@@ -231,6 +156,7 @@ async fn forget<S: RoomStore>(
     };
     let forgot = transact(
         store,
+        announcer,
         &NoThinker,
         clock,
         Target::Load(id),

@@ -58,6 +58,7 @@ async fn settle<S: RoomStore>(
 ) -> Result<Saved<Option<PlayerId>>, ApiError> {
     let saved = transact(
         &*app.store,
+        &*app.announcer,
         &*app.thinker,
         || app.clock.now(),
         target,
@@ -77,6 +78,7 @@ async fn settle<S: RoomStore>(
     // A read that fired a timeout may have ended the game or passed the turn.
     super::push::deliver(
         &*app.store,
+        &*app.announcer,
         app.push.get().as_deref(),
         &|| app.clock.now(),
         &saved.loaded,

@@ -13,7 +13,7 @@ use madang_core::{Game, GameRng, PlayerId, with_room};
 use madang_infra::RoomStore;
 use sha2::{Digest, Sha256};
 
-use super::act::Acted;
+use super::Acted;
 use super::events::rendered;
 use super::save::{Loaded, Target, transact};
 use super::seat::base64url;
@@ -68,6 +68,7 @@ pub async fn rematch<S: RoomStore>(
     let rng = GameRng::new(random_bytes::<32>()?, random_bytes::<16>()?);
     let planned = transact(
         &*app.store,
+        &*app.announcer,
         &*app.thinker,
         || app.clock.now(),
         Target::Load(id),
@@ -85,6 +86,7 @@ pub async fn rematch<S: RoomStore>(
             let new_id = lobby.id.clone();
             match transact(
                 &*app.store,
+                &*app.announcer,
                 &*app.thinker,
                 || app.clock.now(),
                 Target::New(*lobby),
@@ -102,6 +104,7 @@ pub async fn rematch<S: RoomStore>(
     let mut asker = None;
     let marked = transact(
         &*app.store,
+        &*app.announcer,
         &*app.thinker,
         || app.clock.now(),
         Target::Load(id),

@@ -11,14 +11,13 @@
 
 use std::sync::Mutex;
 
-use madang_core::Game;
 use madang_core::baduk::Baduk;
 use madang_core::room::{AnyRoom, Replay, ReplayError, Room};
 use madang_core::yut::Yut;
+use madang_core::{Game, Millis};
 use madang_infra::RoomStore;
 use serde_json::value::RawValue;
 
-use crate::app::App;
 use crate::error::ApiError;
 
 /// How many rooms' replays a process keeps.
@@ -61,11 +60,18 @@ impl Replays {
     }
 }
 
-/// The spectator's view of the room after step `n` of its game, with `"replay":{"at":n,"of":N}`.
-pub async fn at<S: RoomStore>(app: &App<S>, id: &str, n: u64) -> Result<Box<RawValue>, ApiError> {
-    let stored = app.store.load(id, app.clock.now()).await?;
+/// The spectator's view of the room after step `n` of its game, with `"replay":{"at":n,"of":N}`,
+/// read from `store` at `now`; the replay is kept in `replays` for the next step asked.
+pub async fn at<S: RoomStore>(
+    store: &S,
+    replays: &Replays,
+    now: Millis,
+    id: &str,
+    n: u64,
+) -> Result<Box<RawValue>, ApiError> {
+    let stored = store.load(id, now).await?;
     let room = AnyRoom::decode(&stored.body).map_err(|e| ApiError::Internal(Box::new(e)))?;
-    let kept = app.replays.take(id);
+    let kept = replays.take(id);
     match room {
         AnyRoom::Yut(room) => {
             let kept = match kept {
@@ -73,7 +79,7 @@ pub async fn at<S: RoomStore>(app: &App<S>, id: &str, n: u64) -> Result<Box<RawV
                 _ => None,
             };
             let (view, replay) = step(&room, kept, n)?;
-            app.replays.put(id, AnyReplay::Yut(replay));
+            replays.put(id, AnyReplay::Yut(replay));
             Ok(view)
         }
         AnyRoom::Baduk(room) => {
@@ -82,7 +88,7 @@ pub async fn at<S: RoomStore>(app: &App<S>, id: &str, n: u64) -> Result<Box<RawV
                 _ => None,
             };
             let (view, replay) = step(&room, kept, n)?;
-            app.replays.put(id, AnyReplay::Baduk(replay));
+            replays.put(id, AnyReplay::Baduk(replay));
             Ok(view)
         }
     }

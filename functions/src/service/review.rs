@@ -14,8 +14,8 @@ use madang_core::room::{AnyRoom, ReplayError, Room};
 use madang_core::{Game, Millis};
 use madang_infra::{KeptReview, REVIEW_CLAIM_STALE_MS, RoomStore, StoreError};
 
-use crate::app::App;
 use crate::error::ApiError;
+use crate::thinker::Thinker;
 
 /// The seconds a client waits before asking again while the review is computed.
 pub const RETRY_AFTER_SECS: u64 = 2;
@@ -31,15 +31,20 @@ pub enum Answer {
 
 /// The review of room `id`, or that it is being computed (claiming and starting it if nobody
 /// has).
-pub async fn get<S: RoomStore>(app: &App<S>, id: &str) -> Result<Answer, ApiError> {
-    let now = app.clock.now();
-    let stored = app.store.load(id, now).await?;
+/// Read from `store` at `now`; `thinker` computes a review claimed here.
+pub async fn get<S: RoomStore>(
+    store: &S,
+    thinker: &dyn Thinker,
+    now: Millis,
+    id: &str,
+) -> Result<Answer, ApiError> {
+    let stored = store.load(id, now).await?;
     let room = AnyRoom::decode(&stored.body).map_err(|e| ApiError::Internal(Box::new(e)))?;
     let AnyRoom::Baduk(room) = room else {
         return Err(ApiError::NotAvailable("복기는 바둑에만 있어요."));
     };
     reviewable(&room)?;
-    match app.store.load_review(id, now).await? {
+    match store.load_review(id, now).await? {
         Some(KeptReview::Done(body)) => return Ok(Answer::Done(body)),
         Some(KeptReview::Computing { since })
             if now < since.saturating_add(REVIEW_CLAIM_STALE_MS) =>
@@ -48,8 +53,8 @@ pub async fn get<S: RoomStore>(app: &App<S>, id: &str) -> Result<Answer, ApiErro
         }
         _ => {}
     }
-    if app.store.claim_review(id, now, stored.expires_at).await? {
-        app.thinker.review(id).await;
+    if store.claim_review(id, now, stored.expires_at).await? {
+        thinker.review(id).await;
     }
     Ok(Answer::Computing)
 }

@@ -1,7 +1,8 @@
 //! The one save path. Every change to a room — creating it, a join, a lobby or game action, a
 //! timeout caught up by a read, the sweeper's — goes through [`transact`]:
 //!
-//! load → catch up overdue timeouts → the request's work → conditional save → presence.
+//! load → catch up overdue timeouts → the request's work → conditional save → announce →
+//! presence.
 //!
 //! Nothing here holds a lock or keeps a room in memory between requests: any number of Lambda
 //! instances can serve the same room, because every save is conditional on the version that was
@@ -18,11 +19,13 @@
 
 use madang_core::room::{AnyRoom, BotTurn, DecodeError, PlanLanded, Presence, RequestId};
 use madang_core::{Millis, PlayerId, with_room};
-use madang_infra::{RoomStore, StoreError, StoredRoom, Tell};
+use madang_infra::{RoomStore, StoreError, StoredRoom};
 
 use super::events::{Events, rendered};
+use crate::announce::{Announcer, Tell};
 use crate::error::ApiError;
 use crate::metrics::{self, Metric};
+use crate::push::AtLoad;
 use crate::thinker::{Cue, Thinker};
 
 /// How often one request tries to save before it gives up (503 `ROOM_BUSY`: it was not applied).
@@ -62,24 +65,6 @@ pub struct Loaded {
     plan: Option<Vec<u8>>,
     /// The kept plan the last [`Loaded::catch_up`] played, to be recorded once its save lands.
     planned: Option<PlanLanded>,
-}
-
-/// What a room awaited when it was loaded (see [`Loaded::at_load`]).
-#[derive(Clone, Debug, Default)]
-pub struct AtLoad {
-    /// The people whose action the game awaited.
-    pub awaited: Vec<PlayerId>,
-    /// Whether the game was over (a room not stored yet counts as over: nothing to announce).
-    pub over: bool,
-}
-
-impl AtLoad {
-    fn of(room: &AnyRoom) -> Self {
-        with_room!(room, r => AtLoad {
-            awaited: r.awaited_people(),
-            over: r.status() == madang_core::room::Status::Finished,
-        })
-    }
 }
 
 impl Loaded {
@@ -313,10 +298,12 @@ pub struct Saved<T> {
 /// time; it must leave the room untouched when it fails (the engines guarantee that), and it may
 /// run several times, so it must not do I/O.
 ///
-/// A room left with a computer player's move to make is handed to `thinker` (`cue`), since
-/// the catch-up never makes that move itself.
+/// Once a save has landed, `announcer` is told (the live channel: [`crate::announce`]). A room
+/// left with a computer player's move to make is handed to `thinker` (`cue`), since the
+/// catch-up never makes that move itself.
 pub async fn transact<S, T, W>(
     store: &S,
+    announcer: &dyn Announcer,
     thinker: &dyn Thinker,
     clock: impl Fn() -> Millis,
     target: Target<'_>,
@@ -358,7 +345,7 @@ where
             // The earlier attempt landed after all: that is the answer, and nothing is redone.
             tracing::info!(room = %crate::api::ids::digest_of(&id), "an unconfirmed save had landed");
             loaded.actor = actor;
-            announce(store, &loaded, now).await;
+            announce(announcer, &loaded, now).await;
             owe_presence(store, &mut loaded).await;
             cue(thinker, &loaded, Cue::Saved).await;
             return Ok(Saved {
@@ -395,16 +382,17 @@ where
             Ok(()) => {
                 metrics::record(Metric::ActionsApplied(added));
                 if let Some(planned) = loaded.planned.take() {
-                    super::bots::landed_plan(&id, planned);
+                    super::bots::landed::landed_plan(&id, planned);
                 }
                 loaded.loaded_version = loaded.room.version();
                 loaded.indexed_due = stored.due.or(loaded.indexed_due);
                 loaded.new = false;
                 // The save wrote the presence owed (`StoredRoom::seen`), or the player left.
                 loaded.touch = None;
-                // Live watchers outside this process (API Gateway connections); bounded, never
-                // fails the answer (`RoomStore::announce`).
-                announce(store, &loaded, now).await;
+                // Live watchers: this process's sockets, or API Gateway connections; bounded,
+                // never fails the answer (`Announcer::saved`). Told only now that the save has
+                // landed, so a watcher that reads the room at once finds this version.
+                announce(announcer, &loaded, now).await;
                 owe_presence(store, &mut loaded).await;
                 cue(thinker, &loaded, Cue::Saved).await;
                 return Ok(Saved {
@@ -432,12 +420,12 @@ where
     Err(last_failure.map_or(ApiError::Busy, ApiError::Unavailable))
 }
 
-/// Tells the room's live watchers outside this process of its change (`RoomStore::announce`):
-/// each viewer its own view of the room as saved (rendered once per distinct viewer, when the
-/// store asks), so that its app need not read the room back — except the actor's connections,
+/// Tells the room's live watchers of its change ([`Announcer::saved`]): each viewer its own
+/// view of the room as saved (rendered once per distinct viewer, when the announcer asks), so
+/// that its app need not read the room back — except the actor's connections,
 /// which get nothing (the action's answer carries the room). A player the room no longer seats
 /// gets the version alone (its read will tell it it is out).
-async fn announce<S: RoomStore>(store: &S, loaded: &Loaded, now: Millis) {
+async fn announce(announcer: &dyn Announcer, loaded: &Loaded, now: Millis) {
     let tell = |player: Option<&str>| -> Tell {
         let viewer = player.map(PlayerId::new);
         if let Some(viewer) = &viewer {
@@ -454,8 +442,8 @@ async fn announce<S: RoomStore>(store: &S, loaded: &Loaded, now: Millis) {
             Err(_) => Tell::Version,
         }
     };
-    store
-        .announce(&loaded.id, loaded.room.version(), &tell)
+    announcer
+        .saved(&loaded.id, loaded.room.version(), &tell)
         .await;
 }
 

@@ -109,6 +109,7 @@ pub async fn create_room<S: RoomStore>(app: &App<S>, new: NewRoom) -> Result<Sea
     let loaded = Loaded::new_room(id.clone(), room, host.clone(), now);
     let saved = transact(
         &*app.store,
+        &*app.announcer,
         &*app.thinker,
         || app.clock.now(),
         Target::New(loaded),
@@ -165,6 +166,7 @@ pub async fn join_room<S: RoomStore>(
     let mut replayed = false;
     let saved = transact(
         &*app.store,
+        &*app.announcer,
         &*app.thinker,
         || app.clock.now(),
         Target::Load(id),

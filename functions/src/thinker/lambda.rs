@@ -25,7 +25,7 @@ use aws_sigv4::sign::v4;
 use madang_core::Millis;
 
 use super::{Cue, Cued, Thinker};
-use crate::app::Clock;
+use crate::clock::Clock;
 
 /// The environment variable naming the bot function (`template.yaml` sets it).
 pub const FUNCTION_VAR: &str = "MADANG_BOT_FUNCTION";

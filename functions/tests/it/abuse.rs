@@ -414,7 +414,11 @@ async fn every_error_class_answers_problem_json() {
 async fn in_process(dir: &Path, limits: Limits) -> (String, Arc<EmbeddedStore>) {
     std::fs::create_dir_all(dir).unwrap();
     let store = Arc::new(EmbeddedStore::open(&dir.join("madang.sqlite3")).unwrap());
-    let app = App::new(store.clone()).with_limits(limits);
+    let app = App::new(
+        store.clone(),
+        Arc::new(madang_functions::announce::LocalAnnouncer::default()),
+    )
+    .with_limits(limits);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(madang_functions::serve(

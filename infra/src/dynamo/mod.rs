@@ -40,12 +40,22 @@ use tokio::task::JoinSet;
 
 pub use capacity::{CapacityMeter, CapacityReport};
 pub use chat::{chat_table_name, ensure_chat_table};
-pub use table::ensure_table;
 
 use capacity::Call;
 use item::{DUE, DUE_INDEX, ID, IndexWrite, Item, SHARDS, SaveUpdate};
 
 use crate::store::{KeptReview, REVIEW_CLAIM_STALE_MS, RoomStore, StoreError, StoredRoom};
+
+/// Makes sure the rooms table `name` exists with the store's shape (hash key `id`, on-demand
+/// billing, the sparse keys-only due index, TTL on `x`) and its chat table beside it, named
+/// after it as [`DynamoStore::new`] names it ([`chat_table_name`]). Creates what is missing and
+/// waits until every table and index is ACTIVE. Safe to call from several processes at once.
+///
+/// An existing table is taken as it is (its key schema is not compared).
+pub async fn ensure_table(client: &Client, name: &str) -> Result<(), StoreError> {
+    table::ensure_rooms_table(client, name).await?;
+    ensure_chat_table(client, &chat_table_name(name)).await
+}
 
 /// The key prefix of a room's review item (`#review#{roomId}`), beside the room in its table.
 pub const REVIEW_PREFIX: &str = "#review#";

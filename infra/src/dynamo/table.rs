@@ -19,13 +19,12 @@ use crate::store::{BoxError, StoreError};
 const ACTIVE_WITHIN: Duration = Duration::from_secs(120);
 const POLL_EVERY: Duration = Duration::from_millis(100);
 
-/// Makes sure the table `name` exists with the store's shape: hash key `id`, on-demand billing,
-/// the sparse keys-only due index, and TTL on `x` — and its chat table beside it
-/// ([`super::chat::ensure_chat_table`], named by [`super::chat::chat_table_name`]). Creates what is missing and waits until the
-/// table and its index are ACTIVE. Safe to call from several processes at once.
+/// Makes sure the rooms table `name` exists with the store's shape: hash key `id`, on-demand
+/// billing, the sparse keys-only due index, and TTL on `x`. Creates what is missing and waits
+/// until the table and its index are ACTIVE. Safe to call from several processes at once.
 ///
 /// An existing table is taken as it is (its key schema is not compared).
-pub async fn ensure_table(client: &Client, name: &str) -> Result<(), StoreError> {
+pub(super) async fn ensure_rooms_table(client: &Client, name: &str) -> Result<(), StoreError> {
     match client.describe_table().table_name(name).send().await {
         Ok(_) => {}
         Err(e)
@@ -37,9 +36,7 @@ pub async fn ensure_table(client: &Client, name: &str) -> Result<(), StoreError>
         Err(e) => return Err(unavailable(e)),
     }
     wait_until_active(client, name).await?;
-    enable_ttl(client, name).await?;
-    // The chat table beside it (named after it; `DynamoStore::new` uses the same name).
-    super::chat::ensure_chat_table(client, &super::chat::chat_table_name(name)).await
+    enable_ttl(client, name).await
 }
 
 /// One key of a table or index schema (shared with the chat table's creation).

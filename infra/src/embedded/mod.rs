@@ -397,10 +397,6 @@ impl Drop for EmbeddedStore {
 }
 
 impl RoomStore for EmbeddedStore {
-    fn notifier(&self) -> Option<&Notifier> {
-        Some(&self.notifier)
-    }
-
     async fn create(&self, room: &StoredRoom) -> Result<(), StoreError> {
         // Through the writer thread too, committed with the saves queued meanwhile: one `fsync`
         // for the batch ([`writer`]).

@@ -88,7 +88,7 @@ on_both_emulators! {
     /// capacity, which the emulators must accept).
     async fn the_dynamo_store_keeps_the_room_store_contract(var: &str) {
         let (store, meter) = super::store(var, "contract").await;
-        madang_infra::contract::run(std::sync::Arc::new(store)).await;
+        madang_infra::contract::run(std::sync::Arc::new(store), None).await;
         let report = meter.report();
         assert!(report.reads > 0 && report.writes > 0, "{report:?}");
         assert!(report.read_units > 0.0 && report.write_units > 0.0, "{report:?}");

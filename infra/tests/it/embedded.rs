@@ -15,7 +15,7 @@ fn temp_db(tag: &str) -> std::path::PathBuf {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_embedded_store_keeps_the_room_store_contract() {
     let store = EmbeddedStore::open(&temp_db("contract")).unwrap();
-    run(Arc::new(store)).await;
+    run(Arc::new(store), Some(EmbeddedStore::watched_rooms)).await;
 }
 
 #[tokio::test]
