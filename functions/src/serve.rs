@@ -19,7 +19,7 @@
 //!   that keeps reconnecting cannot fill the places with its own refusals either. A trusted
 //!   proxy ([`ServeConfig::trusted_proxies`]) is many clients and is not capped.
 //! - **Client address**: the peer, or behind `MADANG_TRUSTED_PROXIES` the right-most untrusted
-//!   `X-Forwarded-For` hop ([`TrustedProxies::client`]), resolved once into [`ClientAddr`].
+//!   `X-Forwarded-For` hop ([`TrustedProxies::client`]), resolved once into a [`Client`].
 //! - **Bodies** must arrive whole within [`ServeConfig::body_timeout`] (408 otherwise), and a
 //!   body declared over [`MAX_BODY_BYTES`] is answered 413 before a byte of it is read.
 //! - **Header read and idle**: a connection must deliver a whole header block within
@@ -62,7 +62,7 @@ use tower::ServiceExt;
 use crate::api::extract::MAX_BODY_BYTES;
 use crate::error::ApiError;
 use crate::limits::client::key_of;
-use crate::limits::{ClientAddr, TrustedProxies};
+use crate::limits::{Client, TrustedProxies};
 
 /// The header lines hyper parses before it refuses with its own bare 431: well above
 /// [`crate::limits::MAX_HEADERS`], so the router's problem+json refusal is the one clients see.
@@ -238,7 +238,7 @@ pub async fn serve(
             request.extensions_mut().insert(hold.clone());
             if !trusted.is_empty() {
                 let client = trusted.client(peer.ip(), request.headers());
-                request.extensions_mut().insert(ClientAddr(client));
+                request.extensions_mut().insert(Client::at(client));
             }
             let router = router.clone();
             async move {

@@ -1,12 +1,7 @@
 //! Turning raw HTTP input into typed values at the edge: JSON bodies (size-limited, unknown
 //! fields refused) and bearer tokens.
 
-use std::convert::Infallible;
-use std::net::IpAddr;
-
 use axum::body::Bytes;
-use axum::extract::FromRequestParts;
-use axum::http::request::Parts;
 use axum::http::{HeaderMap, header};
 use madang_core::room::TokenHash;
 use serde::Deserialize;
@@ -109,37 +104,5 @@ pub fn idempotency_key(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
         .ok_or_else(|| ApiError::Malformed("Idempotency-Key는 1~255자의 ASCII여야 해요.".into()))
 }
 
-/// The caller's address as the limits see it (the socket's peer locally, or the right-most
-/// untrusted `X-Forwarded-For` hop behind `MADANG_TRUSTED_PROXIES`; the event's `sourceIp` on
-/// Lambda; IPv6 per /64). Limits only: kicks bind the seat, not the network.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Client(pub Option<IpAddr>);
-
-impl Client {
-    /// A room-salted key of the address, for per-address counters inside one room (a
-    /// spectator's chat rate). 0 when the address is unknown. The salt keeps one room's
-    /// counters from telling anything about another's.
-    pub fn key_for(&self, room_id: &str) -> u64 {
-        use sha2::{Digest, Sha256};
-        let bytes: &[u8] = match &self.0 {
-            Some(IpAddr::V4(v4)) => &v4.octets(),
-            Some(IpAddr::V6(v6)) => &v6.octets()[..8],
-            None => return 0,
-        };
-        let digest = Sha256::new()
-            .chain_update(room_id.as_bytes())
-            .chain_update(bytes)
-            .finalize();
-        let mut first = [0u8; 8];
-        first.copy_from_slice(&digest[..8]);
-        u64::from_le_bytes(first)
-    }
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for Client {
-    type Rejection = Infallible;
-
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Infallible> {
-        Ok(Client(crate::limits::client_in(&parts.extensions)))
-    }
-}
+/// The caller, as the limits count it (one type for the address: [`crate::limits::Client`]).
+pub use crate::limits::Client;

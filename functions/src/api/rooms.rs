@@ -50,7 +50,7 @@ pub async fn create<S: RoomStore>(
     live: ViewUrl,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    app.guard.create(client.0)?;
+    app.guard.create(client)?;
     let body = body_of(body)?;
     let request = json_body::<CreateBody>(&body)?.parse()?;
     let seated = Box::pin(service::create_room(&app, request)).await?;
@@ -93,7 +93,7 @@ pub async fn join<S: RoomStore>(
     live: ViewUrl,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    app.guard.join(client.0)?;
+    app.guard.join(client)?;
     let request: JoinBody = json_body(&body_of(body)?)?;
     let name = player_name(&request.name)?;
     // A client that held a seat here before sends its token: if that seat was kicked, the
@@ -160,7 +160,7 @@ pub async fn get<S: RoomStore>(
     // A read that may be held open takes a slot, decided from the query as decoded above (the
     // one the read uses): held until the answer is made.
     let _slot = match query.since {
-        Some(_) if !wait.is_zero() => Some(app.guard.poll(client.0)?),
+        Some(_) if !wait.is_zero() => Some(app.guard.poll(client)?),
         _ => None,
     };
     let tagged = super::conditional::only_tag(&headers).and_then(version_of_tag);

@@ -3,7 +3,7 @@
 //! - Locally, the socket's peer ([`crate::serve()`] sets it) — unless the peer is one of
 //!   `MADANG_TRUSTED_PROXIES` (CIDRs): then the client is the right-most hop of
 //!   `X-Forwarded-For` that is not a trusted proxy (every hop left of it could have been written
-//!   by the client itself). [`crate::serve()`] resolves it once per request into [`ClientAddr`].
+//!   by the client itself). [`crate::serve()`] resolves it once per request into a [`Client`].
 //! - On Lambda, API Gateway's `sourceIp` (the event's source address; a Function URL's or
 //!   HTTP API's, never a header the client wrote).
 //!
@@ -11,18 +11,54 @@
 
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 
-use axum::extract::{ConnectInfo, Request};
+use std::convert::Infallible;
+
+use axum::extract::{ConnectInfo, FromRequestParts, Request};
 use axum::http::HeaderMap;
+use axum::http::request::Parts;
 use ipnet::IpNet;
 
-/// Who is asking: the client's address (IPv6 per /64), or `None` when it is unknown (shared by
-/// everyone unknown).
-pub type ClientKey = Option<IpAddr>;
+/// Who is asking, as the limits count it: the client's address (IPv4 as it is, IPv6 per /64),
+/// or `None` when it is unknown (shared by everyone unknown). Limits only: kicks bind the seat,
+/// not the network. On the local server [`crate::serve()`] resolves it once per request through
+/// [`TrustedProxies`] and leaves it in the request's extensions; handlers take it as an
+/// extractor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Client(pub Option<IpAddr>);
 
-/// The client address of a request on the local server, as resolved by [`crate::serve()`]
-/// through [`TrustedProxies`] (a request extension).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ClientAddr(pub IpAddr);
+impl Client {
+    /// The client at `ip`, keyed as the limits count it ([`key_of`]).
+    pub fn at(ip: IpAddr) -> Self {
+        Client(Some(key_of(ip)))
+    }
+
+    /// A room-salted key of the address, for per-address counters inside one room (a
+    /// spectator's chat rate). 0 when the address is unknown. The salt keeps one room's
+    /// counters from telling anything about another's.
+    pub fn key_for(&self, room_id: &str) -> u64 {
+        use sha2::{Digest, Sha256};
+        let bytes: &[u8] = match &self.0 {
+            Some(IpAddr::V4(v4)) => &v4.octets(),
+            Some(IpAddr::V6(v6)) => &v6.octets()[..8],
+            None => return 0,
+        };
+        let digest = Sha256::new()
+            .chain_update(room_id.as_bytes())
+            .chain_update(bytes)
+            .finalize();
+        let mut first = [0u8; 8];
+        first.copy_from_slice(&digest[..8]);
+        u64::from_le_bytes(first)
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Client {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Infallible> {
+        Ok(client_in(&parts.extensions))
+    }
+}
 
 /// The address a limit counts: IPv4 as it is (also when IPv4-mapped), IPv6 per /64.
 pub fn key_of(ip: IpAddr) -> IpAddr {
@@ -38,29 +74,31 @@ pub fn key_of(ip: IpAddr) -> IpAddr {
     }
 }
 
-/// The client address of a request: [`ClientAddr`], else the socket's peer, else API Gateway's
-/// `sourceIp` (Lambda).
-pub fn client_of(request: &Request) -> ClientKey {
+/// The client of a request: as [`crate::serve()`] resolved it, else the socket's peer, else API
+/// Gateway's `sourceIp` (Lambda).
+pub fn client_of(request: &Request) -> Client {
     client_in(request.extensions())
 }
 
 /// [`client_of`], from a request's extensions (for extractors, which see only the parts).
-pub fn client_in(extensions: &axum::http::Extensions) -> ClientKey {
-    if let Some(ClientAddr(ip)) = extensions.get::<ClientAddr>() {
-        return Some(key_of(*ip));
+pub fn client_in(extensions: &axum::http::Extensions) -> Client {
+    if let Some(client) = extensions.get::<Client>() {
+        return *client;
     }
     if let Some(ConnectInfo(addr)) = extensions.get::<ConnectInfo<SocketAddr>>() {
-        return Some(key_of(addr.ip()));
+        return Client::at(addr.ip());
     }
-    match extensions.get::<lambda_http::request::RequestContext>() {
-        Some(lambda_http::request::RequestContext::ApiGatewayV2(ctx)) => ctx
-            .http
-            .source_ip
-            .as_deref()
-            .and_then(|ip| ip.parse().ok())
-            .map(key_of),
-        _ => None,
-    }
+    Client(
+        match extensions.get::<lambda_http::request::RequestContext>() {
+            Some(lambda_http::request::RequestContext::ApiGatewayV2(ctx)) => ctx
+                .http
+                .source_ip
+                .as_deref()
+                .and_then(|ip| ip.parse().ok())
+                .map(key_of),
+            _ => None,
+        },
+    )
 }
 
 /// `MADANG_TRUSTED_PROXIES`: the proxies whose `X-Forwarded-For` the local server believes.

@@ -7,7 +7,7 @@ use axum::body::HttpBody;
 use axum::extract::Request;
 use axum::http::{HeaderMap, Method, header};
 
-use super::ClientKey;
+use super::Client;
 use super::polls::{PollCount, PollSlot};
 use super::rate::RateTable;
 use crate::api::extract::MAX_BODY_BYTES;
@@ -45,17 +45,17 @@ impl Guard {
     }
 
     /// `POST /rooms`: one room from `client`'s budget.
-    pub fn create(&self, client: ClientKey) -> Result<(), ApiError> {
+    pub fn create(&self, client: Client) -> Result<(), ApiError> {
         self.creates.take(client, Instant::now()).map_err(refused)
     }
 
     /// `POST /rooms/{id}/players`: one join from `client`'s budget.
-    pub fn join(&self, client: ClientKey) -> Result<(), ApiError> {
+    pub fn join(&self, client: Client) -> Result<(), ApiError> {
         self.joins.take(client, Instant::now()).map_err(refused)
     }
 
     /// A long-poll of `client` (a read that may be held open): its slot, held until the answer.
-    pub fn poll(&self, client: ClientKey) -> Result<PollSlot, ApiError> {
+    pub fn poll(&self, client: Client) -> Result<PollSlot, ApiError> {
         self.polls.open(client).ok_or(ApiError::TooManyPolls)
     }
 

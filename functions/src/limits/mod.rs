@@ -26,7 +26,7 @@ pub mod guard;
 pub mod polls;
 pub mod rate;
 
-pub use client::{ClientAddr, ClientKey, TrustedProxies, client_in, client_of};
+pub use client::{Client, TrustedProxies, client_in, client_of};
 pub use guard::{Guard, MAX_HEADERS, header_bytes};
 pub use polls::PollSlot;
 pub use rate::{MAX_TRACKED_CLIENTS, RateTable};

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::ClientKey;
+use super::Client;
 
 /// Open long-polls, per client and in total.
 #[derive(Debug)]
@@ -12,14 +12,14 @@ pub struct PollCount {
     per_client: u32,
     total_cap: u32,
     total: AtomicU32,
-    clients: Mutex<HashMap<ClientKey, u32>>,
+    clients: Mutex<HashMap<Client, u32>>,
 }
 
 /// One open long-poll; its slot frees when dropped (the answer has been produced).
 #[derive(Debug)]
 pub struct PollSlot {
     count: Arc<PollCount>,
-    client: ClientKey,
+    client: Client,
 }
 
 impl PollCount {
@@ -34,7 +34,7 @@ impl PollCount {
     }
 
     /// A slot for one more poll of `client`, if both caps allow it.
-    pub fn open(self: &Arc<Self>, client: ClientKey) -> Option<PollSlot> {
+    pub fn open(self: &Arc<Self>, client: Client) -> Option<PollSlot> {
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
         let total = self.total.load(Ordering::Relaxed);
         if self.total_cap != 0 && total >= self.total_cap {
@@ -74,8 +74,8 @@ mod tests {
     #[test]
     fn poll_slots_free_on_drop_and_forget_idle_clients() {
         let count = Arc::new(PollCount::new(2, 3));
-        let a = Some("10.0.0.1".parse().unwrap());
-        let b = Some("10.0.0.2".parse().unwrap());
+        let a = Client(Some("10.0.0.1".parse().unwrap()));
+        let b = Client(Some("10.0.0.2".parse().unwrap()));
         let s1 = count.open(a).unwrap();
         let _s2 = count.open(a).unwrap();
         assert!(count.open(a).is_none(), "per-client cap");

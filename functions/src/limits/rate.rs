@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::ClientKey;
+use super::Client;
 
 /// The most client addresses a rate table remembers.
 pub const MAX_TRACKED_CLIENTS: usize = 65_536;
@@ -21,7 +21,7 @@ const MINUTE: Duration = Duration::from_secs(60);
 #[derive(Debug)]
 pub struct RateTable {
     per_minute: u32,
-    clients: Mutex<HashMap<ClientKey, Instant>>,
+    clients: Mutex<HashMap<Client, Instant>>,
     overflow: Mutex<Option<Instant>>,
 }
 
@@ -36,7 +36,7 @@ impl RateTable {
     }
 
     /// Takes one request from `client`'s budget, or says how long until there is one.
-    pub fn take(&self, client: ClientKey, now: Instant) -> Result<(), Duration> {
+    pub fn take(&self, client: Client, now: Instant) -> Result<(), Duration> {
         if self.per_minute == 0 {
             return Ok(());
         }
@@ -87,7 +87,7 @@ mod tests {
     fn a_budget_allows_its_burst_then_refills_one_interval_at_a_time() {
         let table = RateTable::new(10);
         let t0 = Instant::now();
-        let ip = Some("10.0.0.1".parse().unwrap());
+        let ip = Client(Some("10.0.0.1".parse().unwrap()));
         for _ in 0..10 {
             assert_eq!(table.take(ip, t0), Ok(()));
         }
@@ -96,7 +96,10 @@ mod tests {
         assert!(table.take(ip, t0 + Duration::from_secs(5)).is_err());
         assert_eq!(table.take(ip, t0 + Duration::from_secs(6)), Ok(()));
         // Another address has its own budget.
-        assert_eq!(table.take(Some("10.0.0.2".parse().unwrap()), t0), Ok(()));
+        assert_eq!(
+            table.take(Client(Some("10.0.0.2".parse().unwrap())), t0),
+            Ok(())
+        );
     }
 
     #[test]
@@ -105,11 +108,11 @@ mod tests {
         let t0 = Instant::now();
         for i in 0..(MAX_TRACKED_CLIENTS as u32 + 100) {
             let ip = IpAddr::V4(std::net::Ipv4Addr::from(i));
-            let _ = table.take(Some(ip), t0);
+            let _ = table.take(Client(Some(ip)), t0);
         }
         assert_eq!(table.tracked(), MAX_TRACKED_CLIENTS);
         // The overflow shares one budget: the newcomers after the first are refused.
-        let late = Some(IpAddr::V4(std::net::Ipv4Addr::from(u32::MAX)));
+        let late = Client(Some(IpAddr::V4(std::net::Ipv4Addr::from(u32::MAX))));
         assert!(table.take(late, t0).is_err());
         // A minute later every budget has refilled: the table is swept and newcomers tracked.
         assert_eq!(table.take(late, t0 + MINUTE), Ok(()));
