@@ -13,7 +13,7 @@ use madang_core::Millis;
 use madang_infra::{RoomStore, StoreError};
 
 use crate::announce::Announcer;
-pub use crate::clock::Clock;
+pub use crate::clock::ServerClock;
 use crate::thinker::{DEFAULT_BOT_THREADS, LocalThinker, Thinker};
 
 /// Whether `MADANG_DEV=1` asks for test support: read only in builds with the `dev` feature,
@@ -69,7 +69,7 @@ pub struct App<S> {
     /// ([`crate::announce`]). Shared with the thinker, whose saves are announced too.
     pub announcer: Arc<dyn Announcer>,
     /// The server clock.
-    pub clock: Arc<Clock>,
+    pub clock: Arc<ServerClock>,
     /// `MADANG_DEV=1` in a build with the `dev` feature: seeds on create and `POST /dev/clock`
     /// are allowed. Always `false` without the feature ([`App::with_dev`]).
     pub dev: bool,
@@ -115,7 +115,7 @@ impl<S: RoomStore> App<S> {
     /// support off, and computer players' moves made in this process on one blocking thread
     /// ([`LocalThinker`]).
     pub fn new(store: Arc<S>, announcer: Arc<dyn Announcer>) -> Self {
-        let clock = Arc::new(Clock::default());
+        let clock = Arc::new(ServerClock::default());
         let push = crate::push::PushSlot::default();
         let thinker = LocalThinker::new(
             store.clone(),

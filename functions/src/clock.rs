@@ -9,12 +9,12 @@ use madang_core::Millis;
 /// built with the `dev` feature, through `POST /dev/clock`) can move time forward instead of
 /// sleeping.
 #[derive(Debug, Default)]
-pub struct Clock {
+pub struct ServerClock {
     /// How far the dev clock was moved; never anything but 0 without the `dev` feature.
     offset_ms: AtomicU64,
 }
 
-impl Clock {
+impl ServerClock {
     /// Epoch milliseconds: the system time plus however far the clock was advanced.
     pub fn now(&self) -> Millis {
         let system = SystemTime::now()

@@ -1,14 +1,14 @@
 //! Madang functions: the HTTP API and the timeout sweeper.
 //!
 //! One [`axum::Router`], built by [`router`] from an [`App`] (a [`RoomStore`], an announcer and
-//! a [`Clock`]),
+//! a [`ServerClock`]),
 //! serves every environment: `lambda_http::run` on AWS Lambda (`bin/api`), `axum::serve` in the
 //! local server (`bin/madang`), and the end-to-end tests on port 0.
 //!
 //! - [`announce`]: the port live delivery hears of saves and chat messages through.
 //! - [`app`]: the shared state handed to every handler.
 //! - [`api`]: the routes of the HTTP contract, one module per concern.
-//! - [`clock`]: the server [`Clock`] (moved by the dev clock in tests).
+//! - [`clock`]: the [`ServerClock`] (moved by the dev clock in tests; a 바둑 game's clocks are `madang_core::baduk::Clock`).
 //! - [`card`]: the link cards of share links — the page's Open Graph tags and the board as PNG.
 //! - [`service`]: the one straight path of a request — load, catch up, apply, conditional save.
 //! - [`error`]: [`ApiError`] and its RFC 9457 problem+json rendering.
@@ -40,7 +40,7 @@ pub mod thinker;
 
 pub use api::router;
 pub use app::App;
-pub use clock::Clock;
+pub use clock::ServerClock;
 pub use error::ApiError;
 pub use madang_infra::{ChatStore, RoomStore};
 pub use serve::{ServeConfig, serve, shutdown_signal};

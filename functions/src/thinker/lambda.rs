@@ -25,7 +25,7 @@ use aws_sigv4::sign::v4;
 use madang_core::Millis;
 
 use super::{Cue, Cued, Thinker};
-use crate::clock::Clock;
+use crate::clock::ServerClock;
 
 /// The environment variable naming the bot function (`template.yaml` sets it).
 pub const FUNCTION_VAR: &str = "MADANG_BOT_FUNCTION";
@@ -51,7 +51,7 @@ pub struct BotEvent {
 #[derive(Debug)]
 pub struct LambdaThinker {
     invoker: Invoker,
-    clock: Arc<Clock>,
+    clock: Arc<ServerClock>,
     /// When each room's backstop invocation was last sent from this environment.
     backstops: Mutex<HashMap<String, Millis>>,
 }
@@ -60,7 +60,7 @@ impl LambdaThinker {
     /// The bot function `MADANG_BOT_FUNCTION` names, invoked with the SDK's configuration from
     /// the environment (credentials and region; `AWS_ENDPOINT_URL_LAMBDA`, or
     /// `AWS_ENDPOINT_URL`, points it at an emulator); `None` if unset.
-    pub async fn from_env(clock: Arc<Clock>) -> Option<Self> {
+    pub async fn from_env(clock: Arc<ServerClock>) -> Option<Self> {
         let function = std::env::var(FUNCTION_VAR).ok()?;
         let function = function.trim();
         if function.is_empty() {

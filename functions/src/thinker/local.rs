@@ -12,7 +12,7 @@ use tokio::sync::{Notify, Semaphore};
 
 use super::{Cue, Cued, Thinker};
 use crate::announce::Announcer;
-use crate::clock::Clock;
+use crate::clock::ServerClock;
 use crate::push::PushSlot;
 use crate::service::bots::{land, search};
 
@@ -33,7 +33,7 @@ pub struct LocalThinker<S> {
     store: Arc<S>,
     /// Told of every move saved, as a request's save tells it.
     announcer: Arc<dyn Announcer>,
-    clock: Arc<Clock>,
+    clock: Arc<ServerClock>,
     threads: Arc<Semaphore>,
     /// Web Push: a move that makes a person's turn pushes it, as a person's move does.
     push: PushSlot,
@@ -67,7 +67,7 @@ impl<S: RoomStore> LocalThinker<S> {
     pub fn new(
         store: Arc<S>,
         announcer: Arc<dyn Announcer>,
-        clock: Arc<Clock>,
+        clock: Arc<ServerClock>,
         threads: usize,
     ) -> Self {
         LocalThinker {
@@ -165,7 +165,7 @@ impl<S: RoomStore> LocalThinker<S> {
 struct RoomTask<S> {
     store: Arc<S>,
     announcer: Arc<dyn Announcer>,
-    clock: Arc<Clock>,
+    clock: Arc<ServerClock>,
     threads: Arc<Semaphore>,
     push: PushSlot,
     rooms: Rooms,
