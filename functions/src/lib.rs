@@ -15,6 +15,7 @@
 //! - [`limits`]: per-client rate and long-poll limits, header size, JSON-only bodies.
 //! - [`live`]: the live channel — `GET /live` locally, API Gateway's WebSocket API on AWS.
 //! - [`metrics`]: CloudWatch Embedded Metric Format lines on stdout (Lambda; locally on demand).
+//! - [`origin`]: the one parser of an origin that reaches a header (CSP, link cards, `Origin`).
 //! - [`mod@serve`]: the bounded TCP serve loop of the local server and the tests (timeouts,
 //!   connection cap, graceful shutdown).
 //! - [`sweeper`]: fires overdue timeouts of rooms nobody is polling.
@@ -31,6 +32,7 @@ pub mod error;
 pub mod limits;
 pub mod live;
 pub mod metrics;
+pub mod origin;
 pub mod push;
 pub mod serve;
 pub mod service;

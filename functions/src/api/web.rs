@@ -405,17 +405,9 @@ fn public_base(request: &HeaderMap) -> Option<String> {
     ))
 }
 
-/// `scheme://host[:port]` of an absolute `http://` or `https://` URL whose host is plain
-/// (letters, digits, `.-:[]`), lowercase; `None` for anything else.
+/// The origin of an absolute `http://` or `https://` URL ([`crate::origin::origin`]).
 fn web_origin(url: &str) -> Option<String> {
-    let uri: axum::http::Uri = url.trim().parse().ok()?;
-    let scheme = uri.scheme_str().filter(|s| *s == "http" || *s == "https")?;
-    let authority = uri.authority()?.as_str();
-    let plain = !authority.is_empty()
-        && authority
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'));
-    plain.then(|| format!("{scheme}://{}", authority.to_ascii_lowercase()))
+    crate::origin::origin(url, &["http", "https"])
 }
 
 /// `text` safe inside a double-quoted HTML attribute (and as element text).

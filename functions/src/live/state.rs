@@ -63,18 +63,9 @@ impl LiveUrl {
     }
 }
 
-/// `scheme://host[:port]` of an absolute `ws://` or `wss://` URL, if its host is plain: letters,
-/// digits, `.`, `-`, a port, or a bracketed IPv6 address. Nothing else can reach a CSP header,
-/// where a `;` or a space would add a directive or a source.
+/// The origin of an absolute `ws://` or `wss://` URL ([`crate::origin::origin`]).
 fn web_socket_origin(url: &str) -> Option<String> {
-    let uri: axum::http::Uri = url.parse().ok()?;
-    let scheme = uri.scheme_str().filter(|s| *s == "ws" || *s == "wss")?;
-    let authority = uri.authority()?.as_str();
-    let plain = !authority.is_empty()
-        && authority
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'));
-    plain.then(|| format!("{scheme}://{}", authority.to_ascii_lowercase()))
+    crate::origin::origin(url, &["ws", "wss"])
 }
 
 /// Which pages may open the live channel, by their `Origin` (a browser sends it with every
