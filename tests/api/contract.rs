@@ -604,7 +604,7 @@ async fn the_parser_refuses_what_the_document_refuses_and_reads_whole_numbers_as
 #[test]
 fn the_document_accepts_every_lobby_action_the_parser_accepts_and_refuses_the_rest() {
     use madang_functions::api::actions::{lobby_types, parse_action};
-    use madang_functions::service::Action;
+    use madang_functions::service::SentAction;
     let body = validator(
         &DOCUMENT["paths"]["/rooms/{id}/actions"]["post"]["requestBody"]["content"]["application/json"]
             ["schema"],
@@ -638,7 +638,7 @@ fn the_document_accepts_every_lobby_action_the_parser_accepts_and_refuses_the_re
     for action in &actions {
         let parsed = matches!(
             parse_action(&action.to_string()),
-            Ok((_, Ok(Action::Lobby(_))))
+            Ok((_, SentAction::Lobby(Ok(_))))
         );
         let documented = body.is_valid(&json!({ "action": action }));
         assert_eq!(

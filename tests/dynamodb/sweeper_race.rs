@@ -169,14 +169,14 @@ async fn race_once(app: &App<DynamoStore>, store: &Arc<DynamoStore>, i: usize, t
     };
     let acting = {
         let (app, barrier, id) = (app.clone(), barrier.clone(), fixture.id.clone());
-        let (hash, request) = (TokenHash::of(token), request_of(&action));
+        let (hash, text) = (TokenHash::of(token), action.to_string());
         let jitter = Duration::from_micros((i as u64 * 7_919) % 12_000);
         tokio::spawn(async move {
             barrier.wait().await;
             // Deliberate jitter, not a wait for anything: it varies the interleaving from one
             // round to the next, and every outcome is checked whichever side wins.
             tokio::time::sleep(jitter).await;
-            service::act(&app, &id, &hash, request, None).await
+            service::act(&app, &id, &hash, request_of(&text), None).await
         })
     };
     let swept = sweeping.await.unwrap();
@@ -231,17 +231,23 @@ async fn race_once(app: &App<DynamoStore>, store: &Arc<DynamoStore>, i: usize, t
     }
 
     // End the game, so the room leaves the due index and later sweeps see only their own room.
-    let concede = request_of(&json!({"type": "CONCEDE"}));
-    let ended = service::act(app, &fixture.id, &TokenHash::of(token), concede, None)
-        .await
-        .unwrap();
+    let concede = json!({"type": "CONCEDE"}).to_string();
+    let ended = service::act(
+        app,
+        &fixture.id,
+        &TokenHash::of(token),
+        request_of(&concede),
+        None,
+    )
+    .await
+    .unwrap();
     let room: serde_json::Value = serde_json::from_str(ended.room.get()).unwrap();
     assert_eq!(room["status"], "finished");
 }
 
-/// An action request as the edge reads it from the body's `action`.
-fn request_of(action: &Value) -> ActionRequest {
-    let (kind, action) = madang_functions::api::actions::parse_action(&action.to_string()).unwrap();
+/// An action request as the edge checks it from the body's `action`, borrowing its text.
+fn request_of(action: &str) -> ActionRequest<'_> {
+    let (kind, action) = madang_functions::api::actions::parse_action(action).unwrap();
     ActionRequest {
         expected_version: None,
         kind,

@@ -1,27 +1,25 @@
-//! The wire form of `POST /rooms/{id}/actions`, read once at the edge into a typed
+//! The wire form of `POST /rooms/{id}/actions`, checked once at the edge into an
 //! [`ActionRequest`].
 //!
 //! The body is read in one pass ([`super::strict`]): the envelope borrows the action's text
-//! from the body (no copy, no tree), and the action is read from it once into its typed form —
-//! a lobby action (the same for every game), a 윷놀이 action or a 바둑 action, told apart by
-//! `type` (the games' types do not overlap). The room's game is known only once the room is
-//! loaded, so what depends on it waits for it, already typed: `setOptions`'s options are read
-//! for each game, and an action no game accepts carries each game's refusal
-//! ([`Refusal`]), worded as that game's parser words it.
+//! from the body (no copy, no tree). The room's game is known only once the room is loaded, so
+//! the edge reads what reads alike for every game — the `type`, a lobby action's fields — and
+//! refuses what is no action at all (a key twice anywhere, `options` not an object); a game
+//! action, and `setOptions`'s options, stay text until the loaded room's game reads them, once
+//! ([`crate::service::action`]).
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use madang_core::PlayerId;
-use madang_core::baduk::{BadukAction, BadukOptions};
 use madang_core::room::{LobbyAction, RoomError, Version};
-use madang_core::yut::{self, YutOptions};
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 use super::strict;
 use crate::error::ApiError;
-use crate::service::{Action, ActionRequest, Options, Refusal};
+use crate::service::action::bad;
+use crate::service::{ActionRequest, LobbyRefusal, SentAction};
 
 /// `POST /rooms/{id}/actions` body.
 #[derive(Debug, Deserialize)]
@@ -35,11 +33,12 @@ pub struct ActionBody<'a> {
     pub action: &'a RawValue,
 }
 
-impl ActionBody<'_> {
-    /// The typed request. A key twice anywhere in the action, or a `options` that is not an
-    /// object, is a malformed body (400 `MALFORMED`); an action no game accepts is refused
-    /// once the room's game is known (400 `BAD_ACTION`, in that game's words).
-    pub fn parse(self) -> Result<ActionRequest, ApiError> {
+impl<'a> ActionBody<'a> {
+    /// The checked request, borrowing the body. A key twice anywhere in the action, or a
+    /// `options` that is not an object, is a malformed body (400 `MALFORMED`); an action the
+    /// room's game does not accept is refused once that game is known (400 `BAD_ACTION`, in
+    /// its words).
+    pub fn parse(self) -> Result<ActionRequest<'a>, ApiError> {
         let (kind, action) = parse_action(self.action.get())?;
         Ok(ActionRequest {
             expected_version: self.expected_version,
@@ -59,8 +58,11 @@ struct Tag<'a> {
     options: Option<&'a RawValue>,
 }
 
-/// A key twice anywhere in `text`: a malformed body, whatever a typed reading stopped at
-/// first. Asked only once a typed reading failed (a reading that succeeds has seen every key).
+/// A key twice anywhere in `text`: a malformed body. Asked of every action the typed reading
+/// of the room's game might refuse: that reading comes later, once the room is loaded, and a
+/// malformed body is refused before anything else. (A reading that succeeds has seen every key
+/// — every action and options type refuses unknown fields — so an action with no key twice is
+/// the only kind any game accepts.)
 fn twice(text: &str) -> Result<(), ApiError> {
     match strict::from_str::<Walk>(text) {
         Err(e) if strict::is_twice(&e) => Err(malformed(&e)),
@@ -124,27 +126,27 @@ fn malformed(e: &serde_json::Error) -> ApiError {
     }
 }
 
-/// Reads an action's text: its `type` as sent (for logs, `""` when it has none) and the typed
-/// action, or each game's refusal of it.
-pub fn parse_action(text: &str) -> Result<(String, Result<Action, Box<Refusal>>), ApiError> {
+/// Checks an action's text: its `type` as sent (for logs, `""` when it has none) and the action
+/// as far as it reads alike for every game.
+pub fn parse_action(text: &str) -> Result<(Cow<'_, str>, SentAction<'_>), ApiError> {
     let tag: Tag = match strict::from_str(text) {
         Ok(tag) => tag,
-        // Not an object, or a key twice: no game's action (each says so in its words), or
-        // no action at all.
-        Err(_) => return Ok((String::new(), Err(refusal(text)?))),
+        // Not an object, a `type` that is no text, or a key twice: no game's action (the room's
+        // game says so in its words), or no action at all.
+        Err(_) => {
+            twice(text)?;
+            return Ok((Cow::Borrowed(""), SentAction::Game(text)));
+        }
     };
     if tag.options.is_some_and(|o| !o.get().starts_with('{')) {
         return Err(ApiError::Malformed("options는 객체({…})여야 해요.".into()));
     }
-    let kind = tag.kind.as_deref().unwrap_or_default().to_owned();
-    let action = if lobby_types().contains(&kind) {
-        lobby(text)?
-    } else if let Ok(action) = strict::from_str::<yut::Action>(text) {
-        Ok(Action::Yut(action))
-    } else if let Ok(action) = strict::from_str::<BadukAction>(text) {
-        Ok(Action::Baduk(action))
+    let kind = tag.kind.unwrap_or_default();
+    let action = if lobby_types().iter().any(|t| *t == kind) {
+        SentAction::Lobby(lobby(text)?)
     } else {
-        Err(refusal(text)?)
+        twice(text)?;
+        SentAction::Game(text)
     };
     Ok((kind, action))
 }
@@ -205,66 +207,24 @@ fn shape<O>(w: &WireLobby, options: Option<O>) -> Result<LobbyAction<O>, String>
     Ok(action)
 }
 
-fn bad(e: &serde_json::Error) -> RoomError {
-    RoomError::BadAction(strict::message(e))
-}
-
-/// One game's options from their text. A key twice is a malformed body.
-fn options_of<O: DeserializeOwned>(raw: &RawValue) -> Result<Result<O, RoomError>, ApiError> {
-    match strict::from_str(raw.get()) {
-        Ok(options) => Ok(Ok(options)),
-        Err(e) => {
-            twice(raw.get())?;
-            Ok(Err(bad(&e)))
-        }
-    }
-}
-
-/// A lobby action: its options read for each game, then its fields checked.
-fn lobby(text: &str) -> Result<Result<Action, Box<Refusal>>, ApiError> {
+/// A lobby action: its fields checked, its options (if any) kept as text for the room's game.
+fn lobby(text: &str) -> Result<Result<LobbyAction<&RawValue>, LobbyRefusal<'_>>, ApiError> {
     let wire: WireLobby = match strict::from_str(text) {
         Ok(wire) => wire,
         Err(e) => {
             twice(text)?;
-            return Ok(Err(Box::new(Refusal::same(bad(&e)))));
+            let why = bad(&e);
+            return Ok(Err(LobbyRefusal { options: None, why }));
         }
     };
-    let options = match wire.options {
-        Some(raw) => Some(Options {
-            yut: options_of::<YutOptions>(raw)?,
-            baduk: options_of::<BadukOptions>(raw)?,
-        }),
-        None => None,
-    };
-    // Options come first: a game whose options are refused says so, as when the options were
-    // read with the rest of the action.
-    let refusals = options
-        .as_ref()
-        .map(|o| (o.yut.clone().err(), o.baduk.clone().err()));
-    match shape(&wire, options) {
-        Ok(action) => Ok(Ok(Action::Lobby(action))),
-        Err(why) => {
-            let (yut, baduk) = refusals.unwrap_or_default();
-            let why = RoomError::BadAction(why);
-            Ok(Err(Box::new(Refusal {
-                yut: yut.unwrap_or_else(|| why.clone()),
-                baduk: baduk.unwrap_or(why),
-            })))
-        }
+    // Read for a game only once the room is loaded, but a key twice in them is a malformed body
+    // now (words placed within the options, as when each game read them here).
+    if let Some(options) = wire.options {
+        twice(options.get())?;
     }
-}
-
-/// How each game refuses an action that is none of the lobby's: in its own parser's words.
-fn refusal(text: &str) -> Result<Box<Refusal>, ApiError> {
-    twice(text)?;
-    let yut = strict::from_str::<yut::Action>(text).err();
-    let baduk = strict::from_str::<BadukAction>(text).err();
-    let why = |e: Option<serde_json::Error>| {
-        e.map_or_else(|| RoomError::BadAction(String::new()), |e| bad(&e))
-    };
-    Ok(Box::new(Refusal {
-        yut: why(yut),
-        baduk: why(baduk),
+    Ok(shape(&wire, wire.options).map_err(|why| LobbyRefusal {
+        options: wire.options,
+        why: RoomError::BadAction(why),
     }))
 }
 
@@ -318,16 +278,15 @@ pub(super) enum LobbyActionSchema {
 
 #[cfg(test)]
 mod tests {
-    use madang_core::baduk::Baduk;
+    use madang_core::baduk::{Baduk, BadukAction};
     use madang_core::room::RoomAction;
-    use madang_core::yut::{Phase, Yut};
+    use madang_core::yut::{self, Phase, Yut, YutOptions};
     use madang_core::{Game, GameRng, Lineup};
     use proptest::prelude::*;
 
     use super::*;
-    use crate::service::Pick;
 
-    fn request(text: &str) -> Result<ActionRequest, ApiError> {
+    fn request(text: &str) -> Result<ActionRequest<'_>, ApiError> {
         let (kind, action) = parse_action(text)?;
         Ok(ActionRequest {
             expected_version: None,
@@ -343,8 +302,8 @@ mod tests {
         }
     }
 
-    /// An action's JSON read at the edge and picked by game `G`: the action, or its refusal.
-    fn picked<G: Pick>(text: &str) -> Result<RoomAction<G>, RoomError> {
+    /// An action's JSON checked at the edge and read by game `G`: the action, or its refusal.
+    fn read_by<G: Game>(text: &str) -> Result<RoomAction<G>, RoomError> {
         request(text).unwrap().for_game::<G>()
     }
 
@@ -373,17 +332,17 @@ mod tests {
             RoomError::BadAction(why) => why,
             other => panic!("not BAD_ACTION: {other:?}"),
         };
-        let yut = reason(picked::<Yut>(fly).unwrap_err());
-        let baduk = reason(picked::<Baduk>(fly).unwrap_err());
+        let yut = reason(read_by::<Yut>(fly).unwrap_err());
+        let baduk = reason(read_by::<Baduk>(fly).unwrap_err());
         assert!(yut.to_string().contains("expected one of `THROW`"), "{yut}");
         assert!(
             baduk.to_string().contains("expected one of `place`"),
             "{baduk}"
         );
         // Another game's action: the room's game refuses its type as it always did.
-        let throw = reason(picked::<Baduk>(r#"{"type":"THROW"}"#).unwrap_err());
+        let throw = reason(read_by::<Baduk>(r#"{"type":"THROW"}"#).unwrap_err());
         assert_eq!(throw, baduk.replace("`FLY`", "`THROW`"));
-        let place = reason(picked::<Yut>(r#"{"type":"place","x":1,"y":1}"#).unwrap_err());
+        let place = reason(read_by::<Yut>(r#"{"type":"place","x":1,"y":1}"#).unwrap_err());
         assert_eq!(place, yut.replace("`FLY`", "`place`"));
         for text in [
             r#"{"type":"THROW","power":9}"#,
@@ -400,8 +359,8 @@ mod tests {
             "[]",
         ] {
             for e in [
-                picked::<Yut>(text).map(|_| ()),
-                picked::<Baduk>(text).map(|_| ()),
+                read_by::<Yut>(text).map(|_| ()),
+                read_by::<Baduk>(text).map(|_| ()),
             ] {
                 let e = e.expect_err(text);
                 assert!(matches!(e, RoomError::BadAction(_)), "{text}: {e:?}");
@@ -417,13 +376,13 @@ mod tests {
     #[test]
     fn options_are_read_for_the_rooms_game_and_whole_numbers_read_as_integers() {
         let text = r#"{"type":"setOptions","options":{"boardSize":9.0}}"#;
-        let Ok(RoomAction::Lobby(LobbyAction::SetOptions { options })) = picked::<Baduk>(text)
+        let Ok(RoomAction::Lobby(LobbyAction::SetOptions { options })) = read_by::<Baduk>(text)
         else {
             panic!("a 바둑 setOptions")
         };
         assert_eq!(options.board_size, 9);
-        assert!(picked::<Yut>(text).is_err());
-        let place = picked::<Baduk>(r#"{"type":"place","x":4.0,"y":3}"#);
+        assert!(read_by::<Yut>(text).is_err());
+        let place = read_by::<Baduk>(r#"{"type":"place","x":4.0,"y":3}"#);
         assert!(matches!(
             place,
             Ok(RoomAction::Game(BadukAction::Place { x: 4, y: 3 }))
@@ -431,16 +390,16 @@ mod tests {
     }
 
     /// An action the engine made round-trips through the wire: written as the engine writes it,
-    /// read at the edge, picked by its game, and refused by the other.
-    fn round_trips<G: Pick, H: Pick>(action: &G::Action) {
+    /// checked at the edge, read by its game, and refused by the other.
+    fn round_trips<G: Game, H: Game>(action: &G::Action) {
         let text = serde_json::to_string(action).unwrap();
-        match picked::<G>(&text) {
+        match read_by::<G>(&text) {
             Ok(RoomAction::Game(back)) => assert_eq!(&back, action, "{text}"),
             Ok(RoomAction::Lobby(_)) => panic!("{text}: read as a lobby action"),
             Err(e) => panic!("{text}: {e}"),
         }
         assert!(
-            matches!(picked::<H>(&text), Err(RoomError::BadAction(_))),
+            matches!(read_by::<H>(&text), Err(RoomError::BadAction(_))),
             "{text}"
         );
     }

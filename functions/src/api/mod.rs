@@ -19,11 +19,15 @@ mod rooms;
 pub mod strict;
 mod web;
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Instant;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::handler::Handler;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -40,7 +44,8 @@ pub use ids::RoomId;
 pub use openapi::openapi_document;
 pub use web::PATHS as WEB_PATHS;
 
-/// Declares the routes once: builds the router and the list of `(method, path)` pairs.
+/// Declares the routes once: builds the router and the list of `(method, path)` pairs. Each
+/// handler is [`Named`] by the route it is declared at.
 macro_rules! routes {
     ($($(#[$cfg:meta])* $method:ident $path:literal => $module:ident::$handler:ident),* $(,)?) => {
         /// Every route of the API as `(method, path)`, in axum's path syntax.
@@ -50,7 +55,10 @@ macro_rules! routes {
             let router = Router::new();
             $(
                 $(#[$cfg])*
-                let router = router.route($path, axum::routing::$method($module::$handler::<S>));
+                let router = router.route(
+                    $path,
+                    axum::routing::$method(Named::new($path, $module::$handler::<S>)),
+                );
             )*
             router
         }
@@ -96,7 +104,6 @@ pub fn router<S: RoomStore + ChatStore>(app: App<S>) -> Router {
         origin: app.origin.clone(),
     };
     routes::<S>()
-        .route_layer(middleware::from_fn(matched))
         .fallback(rooms::not_found)
         // One byte over the limit is enough to refuse: the body is never buffered beyond it.
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -128,7 +135,7 @@ async fn edge(State(front): State<Front>, mut request: Request, next: Next) -> R
     let span = tracing::info_span!(
         "request",
         method = %request.method(),
-        // The matched route, recorded by `matched` (none: no route matched).
+        // The matched route, recorded by `Named` (none: no route matched).
         route = tracing::field::Empty,
         room = tracing::field::Empty,
         action = tracing::field::Empty,
@@ -161,15 +168,63 @@ async fn edge(State(front): State<Front>, mut request: Request, next: Next) -> R
     response
 }
 
-/// Runs inside routing, on every matched route (the router's `route_layer`): names the request
-/// by the route it matched — the span's `route` (`/rooms/{id}/actions`: never a raw path, which
-/// holds a room id), and the answer's [`RouteClass`], which [`edge`] reads for the metrics.
-async fn matched(route: MatchedPath, request: Request, next: Next) -> Response {
-    tracing::Span::current().record("route", route.as_str());
-    let class = RouteClass::of(request.method(), route.as_str());
-    let mut response = next.run(request).await;
-    response.extensions_mut().insert(class);
-    response
+/// A route's handler, named by the route it is declared at (`/rooms/{id}/actions`: never a raw
+/// path, which holds a room id). Called only when the router matched that route, it records the
+/// span's `route` and gives the answer its [`RouteClass`], which [`edge`] reads for the metrics.
+///
+/// Why a handler and not a layer: a `route_layer` of `middleware::from_fn` reading axum's
+/// `MatchedPath` cost 5–6 µs of CPU an action (BENCHMARKS.md): the route wrapped in one more
+/// boxed, cloned-per-request `Route`, the middleware's own boxed future and `Next`, and the
+/// router writing `MatchedPath` into every request's extensions. Here the route is a constant
+/// of the declaration and the answer's future is the handler's own, wrapped in place: nothing is
+/// allocated or cloned per request.
+#[derive(Clone, Copy)]
+struct Named<H> {
+    route: &'static str,
+    handler: H,
+}
+
+impl<H> Named<H> {
+    fn new(route: &'static str, handler: H) -> Self {
+        Named { route, handler }
+    }
+}
+
+impl<H, T, S> Handler<T, S> for Named<H>
+where
+    H: Handler<T, S>,
+    // Every handler here is an `async fn` (or a closure in the tests), whose future axum boxes:
+    // `Unpin`, so `Classed` polls it without pinning projections.
+    H::Future: Unpin,
+{
+    type Future = Classed<H::Future>;
+
+    fn call(self, request: Request, state: S) -> Self::Future {
+        tracing::Span::current().record("route", self.route);
+        let class = RouteClass::of(request.method(), self.route);
+        Classed {
+            answer: self.handler.call(request, state),
+            class,
+        }
+    }
+}
+
+/// A handler's answer, given its [`RouteClass`] when it is ready.
+struct Classed<F> {
+    answer: F,
+    class: RouteClass,
+}
+
+impl<F: Future<Output = Response> + Unpin> Future for Classed<F> {
+    type Output = Response;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Response> {
+        let class = self.class;
+        Pin::new(&mut self.answer).poll(cx).map(|mut response| {
+            response.extensions_mut().insert(class);
+            response
+        })
+    }
 }
 
 /// The headers every answer carries: `nosniff` (a JSON or SGF answer is never sniffed into
@@ -236,18 +291,17 @@ mod tests {
 
     use super::*;
 
-    /// The class a request gets from the route it matched: every route of [`ROUTES`] (with a
-    /// stand-in handler) under the router's own `matched` layer; `None` when no route matched.
+    /// The class a request gets from the route it matched: every route of [`ROUTES`] with a
+    /// stand-in handler, [`Named`] as the router names its own; `None` when no route matched.
     async fn class(method: Method, path: &str) -> Option<RouteClass> {
         let mut router = Router::new();
         for (method, route) in ROUTES {
             let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
             let filter = MethodFilter::try_from(method).unwrap();
-            router = router.route(route, on(filter, || async { StatusCode::NO_CONTENT }));
+            let stand_in = || async { StatusCode::NO_CONTENT };
+            router = router.route(route, on(filter, Named::new(route, stand_in)));
         }
-        let router = router
-            .route_layer(middleware::from_fn(matched))
-            .fallback(rooms::not_found);
+        let router = router.fallback(rooms::not_found);
         let request = Request::builder()
             .method(method)
             .uri(path)

@@ -1,6 +1,7 @@
 //! Request bodies as they arrive, and their parsing into the service's typed inputs — once, at
 //! the edge, before any work or retry: a game name becomes a [`GameKind`], options the game's
-//! options type, an action a typed action of either game.
+//! options type. An action is checked here and read by the room's game once the room is loaded
+//! ([`super::actions`]).
 
 use madang_core::Game;
 use madang_core::room::{GameKind, digest32};

@@ -1,14 +1,15 @@
 //! Applying one lobby or game action for the holder of a token.
 
 use madang_core::room::{Answer, Presence, Room, TokenHash};
-use madang_core::{Millis, PlayerId, with_room};
+use madang_core::{Game, Millis, PlayerId, with_room};
 use madang_infra::RoomStore;
 
 use super::Acted;
-use super::action::{ActionRequest, Pick};
+use super::action::ActionRequest;
 use super::events::{Events, render};
 use super::new_request_id;
 use super::save::{Target, transact};
+use crate::api::events::Wire;
 use crate::app::App;
 use crate::error::ApiError;
 
@@ -38,7 +39,7 @@ pub async fn act<S: RoomStore>(
     app: &App<S>,
     id: &str,
     token: &TokenHash,
-    request: ActionRequest,
+    request: ActionRequest<'_>,
     idempotency: Option<Idempotency>,
 ) -> Result<Acted, ApiError> {
     // 한 판 더 opens another room; it is safe to repeat by construction (no key needed).
@@ -94,10 +95,10 @@ pub async fn act<S: RoomStore>(
     }
 }
 
-fn act_in<G: Pick>(
+fn act_in<G: Game<Event: Wire>>(
     room: &mut Room<G>,
     player: &PlayerId,
-    request: &ActionRequest,
+    request: &ActionRequest<'_>,
     idempotency: Option<Idempotency>,
     fired: &Events,
     presence: &Presence,

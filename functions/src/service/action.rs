@@ -1,87 +1,91 @@
-//! An action as the edge read it ([`crate::api::actions`]), typed for either game, and how it
-//! becomes the action of the room's game once the room is loaded.
+//! An action as the edge checked it ([`crate::api::actions`]), and how it is read, once, for
+//! the game of the room it was sent to.
+//!
+//! The room's game is known only once the room is loaded, so the edge reads what every game
+//! reads alike — the `type`, a lobby action's fields — and keeps the rest as the text it was
+//! sent as: a game action, and `setOptions`'s options, are read here by the loaded room's game
+//! alone (a 윷놀이 room reads only 윷놀이 actions). Everything that refuses a body as a whole
+//! (a key twice, `options` not an object) was refused at the edge, before any room was loaded.
+
+use std::borrow::Cow;
 
 use madang_core::Game;
-use madang_core::baduk::{Baduk, BadukAction, BadukOptions};
 use madang_core::room::{LobbyAction, RoomAction, RoomError, Version};
-use madang_core::yut::{self, Yut, YutOptions};
-use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 
-use crate::api::events::Wire;
+use crate::api::strict;
 
-/// `POST /rooms/{id}/actions`, parsed.
+/// `POST /rooms/{id}/actions`, checked: it borrows the action's text from the request body.
 #[derive(Clone, Debug)]
-pub struct ActionRequest {
+pub struct ActionRequest<'a> {
     /// The version the client acted on; a stale one is refused with 409 and the current room.
     pub expected_version: Option<Version>,
     /// The action's `type` as sent (for logs; `""` when it has none).
-    pub kind: String,
-    /// The action, or — when no game accepts it — how each game refuses it.
-    pub action: Result<Action, Box<Refusal>>,
+    pub kind: Cow<'a, str>,
+    /// The action, as far as the edge reads it.
+    pub action: SentAction<'a>,
 }
 
-/// An action, typed. The games' `type`s do not overlap, so the edge knows which game an action
-/// belongs to before it knows the room's.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Action {
-    /// A lobby action (every game has them).
-    Lobby(LobbyAction<Options>),
-    /// A 윷놀이 action.
-    Yut(yut::Action),
-    /// A 바둑 action.
-    Baduk(BadukAction),
+/// An action as far as it reads alike for every game.
+#[derive(Clone, Debug)]
+pub enum SentAction<'a> {
+    /// A lobby action (its `type` is one of `LobbyActionSchema`'s): its fields read, its
+    /// options (if any) still text; or why its fields are refused.
+    Lobby(Result<LobbyAction<&'a RawValue>, LobbyRefusal<'a>>),
+    /// Any other action's text, read by the room's game (a `type` of no game's is refused in
+    /// that game's words).
+    Game(&'a str),
 }
 
-/// `setOptions`'s options, read for each game: the room's game picks its own.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Options {
-    /// As 윷놀이 options.
-    pub yut: Result<YutOptions, RoomError>,
-    /// As 바둑 options.
-    pub baduk: Result<BadukOptions, RoomError>,
+/// Why a lobby action's fields are refused (`BAD_ACTION`), and the options sent with it: a
+/// game that refuses those says so first, as when options were read with the rest.
+#[derive(Clone, Debug)]
+pub struct LobbyRefusal<'a> {
+    /// The options as sent, if they are to be read first.
+    pub options: Option<&'a RawValue>,
+    /// The refusal of the fields.
+    pub why: RoomError,
 }
 
-/// Why no game accepts an action, in each game's words (`BAD_ACTION`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Refusal {
-    /// 윷놀이's.
-    pub yut: RoomError,
-    /// 바둑's.
-    pub baduk: RoomError,
-}
-
-impl Refusal {
-    /// The same refusal for every game.
-    pub fn same(why: RoomError) -> Self {
-        Refusal {
-            yut: why.clone(),
-            baduk: why,
-        }
-    }
-}
-
-impl ActionRequest {
+impl ActionRequest<'_> {
     /// Whether this is `{"type": "rematch"}` (the same for every game).
     pub fn is_rematch(&self) -> bool {
-        matches!(self.action, Ok(Action::Lobby(LobbyAction::Rematch)))
+        matches!(self.action, SentAction::Lobby(Ok(LobbyAction::Rematch)))
     }
 
-    /// The action for a room of game `G`, or why it is not one of `G`'s (400 `BAD_ACTION`).
-    pub fn for_game<G: Pick>(&self) -> Result<RoomAction<G>, RoomError> {
-        match self.action.as_ref().map_err(|r| G::refusal(r).clone())? {
-            Action::Lobby(lobby) => lobby_for::<G>(lobby).map(RoomAction::Lobby),
-            action => match G::own(action) {
-                Some(action) => Ok(RoomAction::Game(action.clone())),
-                None => Err(foreign::<G>(&self.kind)),
-            },
+    /// The action for a room of game `G`, read by `G` alone, or why it is not one of `G`'s (400
+    /// `BAD_ACTION`, in `G`'s parser's words).
+    pub fn for_game<G: Game>(&self) -> Result<RoomAction<G>, RoomError> {
+        match &self.action {
+            SentAction::Game(text) => read(text).map(RoomAction::Game),
+            SentAction::Lobby(Ok(action)) => lobby_for::<G>(action).map(RoomAction::Lobby),
+            SentAction::Lobby(Err(refused)) => {
+                if let Some(options) = refused.options {
+                    read::<G::Options>(options.get())?;
+                }
+                Err(refused.why.clone())
+            }
         }
     }
 }
 
-fn lobby_for<G: Pick>(action: &LobbyAction<Options>) -> Result<LobbyAction<G::Options>, RoomError> {
+/// `text` read strictly as a `T`, or `BAD_ACTION` in the parser's words.
+fn read<T: DeserializeOwned>(text: &str) -> Result<T, RoomError> {
+    strict::from_str(text).map_err(|e| bad(&e))
+}
+
+/// A refusal of an action in the parser's words (without a position: the action is short).
+pub(crate) fn bad(e: &serde_json::Error) -> RoomError {
+    RoomError::BadAction(strict::message(e))
+}
+
+fn lobby_for<G: Game>(
+    action: &LobbyAction<&RawValue>,
+) -> Result<LobbyAction<G::Options>, RoomError> {
     Ok(match action {
         LobbyAction::SetOptions { options } => LobbyAction::SetOptions {
-            options: G::options(options).clone()?,
+            options: read(options.get())?,
         },
         LobbyAction::MoveSeat { player_id, seat } => LobbyAction::MoveSeat {
             player_id: player_id.clone(),
@@ -98,56 +102,4 @@ fn lobby_for<G: Pick>(action: &LobbyAction<Options>) -> Result<LobbyAction<G::Op
         LobbyAction::Rematch => LobbyAction::Rematch,
         LobbyAction::AddBot { level } => LobbyAction::AddBot { level: *level },
     })
-}
-
-/// How `G`'s own action parser refuses a `type` that belongs to another game: asked of the
-/// parser with the type alone (serde's in-memory map, no JSON read again), so the words are
-/// the ones a wrong `type` always got ("unknown variant `THROW`, expected one of `place`, …").
-fn foreign<G: Game>(kind: &str) -> RoomError {
-    use serde::de::value::{Error, MapDeserializer};
-    let probe = MapDeserializer::<_, Error>::new(std::iter::once(("type", kind)));
-    match G::Action::deserialize(probe) {
-        Err(e) => RoomError::BadAction(e.to_string()),
-        Ok(_) => RoomError::BadAction(format!("`{kind}`")),
-    }
-}
-
-/// The games an [`Action`] can be for: each picks what is its own.
-pub trait Pick: Game<Event: Wire> + Sized {
-    /// This game's action, if `action` is one.
-    fn own(action: &Action) -> Option<&Self::Action>;
-    /// This game's reading of `setOptions`'s options.
-    fn options(options: &Options) -> &Result<Self::Options, RoomError>;
-    /// This game's refusal.
-    fn refusal(refusal: &Refusal) -> &RoomError;
-}
-
-impl Pick for Yut {
-    fn own(action: &Action) -> Option<&yut::Action> {
-        match action {
-            Action::Yut(a) => Some(a),
-            _ => None,
-        }
-    }
-    fn options(options: &Options) -> &Result<YutOptions, RoomError> {
-        &options.yut
-    }
-    fn refusal(refusal: &Refusal) -> &RoomError {
-        &refusal.yut
-    }
-}
-
-impl Pick for Baduk {
-    fn own(action: &Action) -> Option<&BadukAction> {
-        match action {
-            Action::Baduk(a) => Some(a),
-            _ => None,
-        }
-    }
-    fn options(options: &Options) -> &Result<BadukOptions, RoomError> {
-        &options.baduk
-    }
-    fn refusal(refusal: &Refusal) -> &RoomError {
-        &refusal.baduk
-    }
 }

@@ -5,7 +5,7 @@
 //!   as loaded for one request ([`Loaded`]).
 //! - [`seat`]: creating a room and joining one.
 //! - [`rematch`]: 한 판 더 — a finished game's players get one new lobby.
-//! - [`action`]: an action typed at the edge, and the room's game picking its own.
+//! - [`action`]: an action as the edge checked it, read once for the room's game.
 //! - [`mod@act`]: applying a lobby or game action, with `Idempotency-Key` replays.
 //! - [`events`]: events rendered once, as answers carry them.
 //! - [`chat`]: table talk beside the room (never through `transact`: chat changes no room).
@@ -15,7 +15,8 @@
 //! - [`push`]: the Web Push a saved change calls for; [`subscriptions`]: a seat's subscriptions.
 //!
 //! Input arrives here already parsed into typed values (a [`madang_core::room::GameKind`],
-//! typed options, a typed action): the api layer does that once, before any retry.
+//! typed options), once, before any retry; an action arrives checked, and is read here for the
+//! loaded room's game ([`action`]: the game is known only then).
 
 pub mod act;
 pub mod action;
@@ -37,7 +38,7 @@ use madang_core::room::{RequestId, Room};
 use serde_json::value::RawValue;
 
 pub use act::{Idempotency, act};
-pub use action::{Action, ActionRequest, Options, Pick, Refusal};
+pub use action::{ActionRequest, LobbyRefusal, SentAction};
 pub use read::{Read, read, sgf};
 pub use save::{Loaded, PRESENCE_WRITE_INTERVAL_MS};
 pub use seat::{NewRoom, RoomOptions, Seated, create_room, join_room};
