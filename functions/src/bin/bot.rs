@@ -26,8 +26,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use lambda_runtime::{LambdaEvent, service_fn};
+use madang_core::room::RoomId;
 use madang_functions::App;
-use madang_functions::api::ids::RoomId;
 use madang_functions::live::aws::AwsAnnouncer;
 use madang_functions::metrics;
 use madang_functions::service::bots::{Kept, keep, land, search};

@@ -51,7 +51,7 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{header, uri::Authority};
 use madang_core::PlayerId;
-use madang_core::room::TokenHash;
+use madang_core::room::{RoomId, TokenHash};
 use madang_infra::{RoomStore, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -115,9 +115,10 @@ impl ClientFrame {
     pub fn parse(text: &str) -> Result<Self, LiveError> {
         let frame: ClientFrame = serde_json::from_str(text).map_err(|_| LiveError::BadMessage)?;
         if let ClientFrame::Hello { room_id, .. } = &frame
-            && !is_room_id(room_id)
+            && RoomId::parse(room_id).is_none()
         {
-            // Not an id the server ever hands out (and never one of the table's own `#` items).
+            // Not an id the server ever hands out (and never one of the table's own `#` items):
+            // the HTTP edge's one rule, so an id the edge refuses is refused here too.
             return Err(LiveError::RoomNotFound);
         }
         Ok(frame)
@@ -204,14 +205,6 @@ impl LiveError {
     pub fn frame(self) -> String {
         ServerFrame::Error { code: self.code() }.text()
     }
-}
-
-/// Whether `id` looks like a room id this server hands out (base64url, 1–64 characters).
-fn is_room_id(id: &str) -> bool {
-    (1..=64).contains(&id.len())
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 /// Who a hello admitted: the player (or `None` for a spectator) and the room's version now.
@@ -383,7 +376,7 @@ mod tests {
     #[test]
     fn frames_parse_and_refuse() {
         assert!(matches!(
-            ClientFrame::parse(r#"{"type":"hello","roomId":"abc_-1","since":4}"#),
+            ClientFrame::parse(r#"{"type":"hello","roomId":"abc_-1AAAAAAAAAAAAAAAAA","since":4}"#),
             Ok(ClientFrame::Hello {
                 since: 4,
                 token: None,
@@ -398,6 +391,13 @@ mod tests {
             ClientFrame::parse(r##"{"type":"hello","roomId":"#clock"}"##).unwrap_err(),
             LiveError::RoomNotFound
         );
+        // The edge's rule: exactly 22 characters (a shorter or longer id is no room's).
+        for id in ["abc_-1", "AAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAAA"] {
+            assert_eq!(
+                ClientFrame::parse(&format!(r#"{{"type":"hello","roomId":"{id}"}}"#)).unwrap_err(),
+                LiveError::RoomNotFound
+            );
+        }
         assert_eq!(
             ClientFrame::parse("nope").unwrap_err(),
             LiveError::BadMessage
