@@ -23,6 +23,13 @@ impl RoomId {
         .then(|| RoomId(text.to_owned()))
     }
 
+    /// An id of a room's shape that no room has, for reads that only probe the store
+    /// (`GET /healthz`, a warm-up read): a made id is 16 bytes in base64url, whose last
+    /// character is one of `A`, `Q`, `g`, `w`.
+    pub fn unmade() -> RoomId {
+        RoomId("probe_________________".to_owned())
+    }
+
     /// The id as text: for the storage key, the wire and nothing else (logs carry
     /// [`RoomId::digest`]).
     pub fn as_str(&self) -> &str {
@@ -37,9 +44,9 @@ impl RoomId {
     }
 }
 
-/// [`RoomId::digest`] of any id text (for ids read back from storage before they are parsed).
-pub fn digest_of(id: &str) -> String {
-    let sum = Sha256::digest(id.as_bytes());
+/// [`RoomId::digest`] of a room id or of any id text.
+pub fn digest_of(id: impl AsRef<str>) -> String {
+    let sum = Sha256::digest(id.as_ref().as_bytes());
     format!(
         "{:08x}",
         u32::from_be_bytes([sum[0], sum[1], sum[2], sum[3]])
@@ -71,6 +78,9 @@ mod tests {
         assert!(RoomId::parse("AAAAAAAAAAAAAAAAAAAAA=").is_none());
         assert!(RoomId::parse("AAAAAAAAAAAAAAAAAAAA가").is_none());
         assert!(RoomId::parse("#clock").is_none());
+        let unmade = RoomId::unmade();
+        assert_eq!(RoomId::parse(unmade.as_str()), Some(unmade.clone()));
+        assert!(!"AQgw".contains(unmade.as_str().chars().last().unwrap()));
         assert_eq!(digest_of("x").len(), 8);
     }
 }

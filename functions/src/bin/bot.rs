@@ -73,16 +73,13 @@ async fn main() -> Result<(), lambda_runtime::Error> {
                 .ok_or("the event's roomId is not a room id")?;
             if event.payload.review {
                 app.sync_clock().await?;
-                let reviewed = madang_functions::service::review::compute(
-                    &*app.store,
-                    id.as_str(),
-                    app.clock.now(),
-                )
-                .await?;
+                let reviewed =
+                    madang_functions::service::review::compute(&*app.store, &id, app.clock.now())
+                        .await?;
                 metrics::flush();
                 return Ok(serde_json::json!({ "reviewed": reviewed }));
             }
-            let played = play(&app, id.as_str(), deadline).await?;
+            let played = play(&app, &id, deadline).await?;
             metrics::flush();
             Ok::<_, lambda_runtime::Error>(serde_json::to_value(played)?)
         }
@@ -103,7 +100,7 @@ struct Played {
 /// next one is kept as a plan, none is left to make, or time runs short.
 async fn play(
     app: &App<DynamoStore>,
-    id: &str,
+    id: &RoomId,
     deadline_ms: u64,
 ) -> Result<Played, lambda_runtime::Error> {
     let mut played = Played::default();

@@ -91,13 +91,27 @@ pub const APP_ORIGIN_VAR: &str = "MADANG_APP_ORIGIN";
 pub const SEND_TIMEOUT_VAR: &str = "MADANG_LIVE_SEND_TIMEOUT_MS";
 
 /// A frame a client sends.
-#[derive(Debug, Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
+#[derive(Debug)]
 pub enum ClientFrame {
     /// Start (or move) watching a room.
-    #[serde(rename_all = "camelCase")]
     Hello {
         /// The room to watch.
+        room_id: RoomId,
+        /// The player's token; absent for a spectator.
+        token: Option<String>,
+        /// The last version the client has seen (0: none).
+        since: u64,
+    },
+    /// A heartbeat: answered `pong`.
+    Ping,
+}
+
+/// A client frame as read, before its room id is checked.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+enum WireFrame {
+    #[serde(rename_all = "camelCase")]
+    Hello {
         room_id: String,
         /// The player's token; absent for a spectator.
         #[serde(default)]
@@ -113,15 +127,21 @@ pub enum ClientFrame {
 impl ClientFrame {
     /// Parses a text frame; anything else is `BAD_MESSAGE`.
     pub fn parse(text: &str) -> Result<Self, LiveError> {
-        let frame: ClientFrame = serde_json::from_str(text).map_err(|_| LiveError::BadMessage)?;
-        if let ClientFrame::Hello { room_id, .. } = &frame
-            && RoomId::parse(room_id).is_none()
-        {
-            // Not an id the server ever hands out (and never one of the table's own `#` items):
-            // the HTTP edge's one rule, so an id the edge refuses is refused here too.
-            return Err(LiveError::RoomNotFound);
-        }
-        Ok(frame)
+        let frame: WireFrame = serde_json::from_str(text).map_err(|_| LiveError::BadMessage)?;
+        Ok(match frame {
+            WireFrame::Hello {
+                room_id,
+                token,
+                since,
+            } => ClientFrame::Hello {
+                // Not an id the server ever hands out (and never one of the table's own `#`
+                // items): the HTTP edge's one rule, so an id the edge refuses is refused here too.
+                room_id: RoomId::parse(&room_id).ok_or(LiveError::RoomNotFound)?,
+                token,
+                since,
+            },
+            WireFrame::Ping => ClientFrame::Ping,
+        })
     }
 }
 
@@ -222,7 +242,7 @@ pub struct Admitted {
 /// players'. One cheap read ([`RoomStore::peek`]: half a unit on DynamoDB), nothing written.
 pub async fn admit<S: RoomStore>(
     app: &App<S>,
-    room_id: &str,
+    room_id: &RoomId,
     token: Option<&str>,
 ) -> Result<Admitted, LiveError> {
     let stored = match app.store.peek(room_id, app.clock.now()).await {
@@ -376,7 +396,7 @@ mod tests {
     #[test]
     fn frames_parse_and_refuse() {
         assert!(matches!(
-            ClientFrame::parse(r#"{"type":"hello","roomId":"abc_-1AAAAAAAAAAAAAAAAA","since":4}"#),
+            ClientFrame::parse(r#"{"type":"hello","roomId":"abc_-1AAAAAAAAAAAAAAAA","since":4}"#),
             Ok(ClientFrame::Hello {
                 since: 4,
                 token: None,
