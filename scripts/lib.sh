@@ -36,9 +36,9 @@ export AWS_DEFAULT_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true
 # A heading for the next phase, with the seconds since the script started (where the time goes).
 step() { echo "== [${SECONDS}s] $*"; }
 
-# moto, cfn-lint and schemathesis in a venv; dynalite with npm. Each only when its pins changed
-# since the last run (a stamp file records them).
-install_tools() {
+# moto, cfn-lint, schemathesis and http-ece (the push tests' decryption) in a venv, only when
+# its pins changed since the last run (a stamp file records them).
+install_venv() {
     local py_stamp="${PY_TOOLS[*]}"
     if [[ "$(cat "$VENV/.pins" 2>/dev/null)" != "$py_stamp" ]]; then
         rm -rf "$VENV"
@@ -49,6 +49,11 @@ install_tools() {
         "$VENV/bin/pip" install --quiet --disable-pip-version-check --no-input "${PY_TOOLS[@]}"
         echo "$py_stamp" >"$VENV/.pins"
     fi
+}
+
+# The venv above, checkov in its own, and dynalite with npm. Each only when its pins changed.
+install_tools() {
+    install_venv
     if [[ "$(cat "$CHECKOV_VENV/.pins" 2>/dev/null)" != "$CHECKOV" ]]; then
         rm -rf "$CHECKOV_VENV"
         python3 -m venv "$CHECKOV_VENV"

@@ -606,6 +606,7 @@ pub trait ChatExpiries {
 
 impl<S: madang_infra::RoomStore + madang_infra::ChatStore> ChatExpiries for S {
     async fn expiries(&self, room: &str) -> (u64, u64) {
+        let room = &madang_core::room::RoomId::parse(room).expect("a room id");
         let chat = self.chat_latest(room).await.unwrap().unwrap().expires_at;
         let stored = self.peek(room, 0).await.unwrap();
         (chat, stored.expires_at)

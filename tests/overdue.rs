@@ -27,7 +27,10 @@ pub struct OverdueRoom {
 pub fn overdue_turn(now: Millis, seed: u64) -> OverdueRoom {
     let started = now - TURN_MS - OVERDUE_MS;
     let id = fresh_room_id();
-    let tokens = [fresh_id("host-token"), fresh_id("guest-token")];
+    let tokens = [
+        fresh_id("host-token").to_string(),
+        fresh_id("guest-token").to_string(),
+    ];
     let options = YutOptions {
         turn_seconds: Some(30),
         ..YutOptions::default()

@@ -148,6 +148,7 @@ pub async fn slow_game_until_overdue(app: &TestApp) -> SlowGame {
 /// Waits (up to 20 s) until the stored room has a version after `after`, without a request: the
 /// sweeper's work, seen in the store.
 pub async fn wait_for_the_store<S: RoomStore>(store: &S, room: &str, after: u64) -> u64 {
+    let room = &madang_core::room::RoomId::parse(room).expect("a room id");
     let start = Instant::now();
     loop {
         // Far in the future: an expiry check at the real time must not hide the room.

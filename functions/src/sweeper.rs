@@ -8,6 +8,7 @@
 //! dropped — never retried blindly.
 
 use madang_core::Millis;
+use madang_core::room::RoomId;
 use madang_infra::{RoomStore, StoreError};
 
 use crate::announce::Announcer;
@@ -136,7 +137,7 @@ async fn sweep_room<S: RoomStore>(
     announcer: &dyn Announcer,
     thinker: &dyn Thinker,
     push: Option<&crate::push::Push>,
-    id: &str,
+    id: &RoomId,
     now: Millis,
 ) -> Result<Swept, ApiError> {
     // The same save path as every request: if a player's request saves first, the sweeper's

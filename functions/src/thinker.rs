@@ -22,6 +22,7 @@
 use std::pin::Pin;
 
 use madang_core::Millis;
+use madang_core::room::RoomId;
 
 pub mod lambda;
 mod local;
@@ -47,13 +48,13 @@ pub trait Thinker: Send + Sync + std::fmt::Debug {
     /// A computer player's move comes next in room `id`, due at `at` (epoch ms). Never waits
     /// for the move: it arrives later as a new version of the room. Never fails the request
     /// (the sweeper is the backstop of a cue that went nowhere).
-    fn due<'a>(&'a self, id: &'a str, at: Millis, cue: Cue) -> Cued<'a>;
+    fn due<'a>(&'a self, id: &'a RoomId, at: Millis, cue: Cue) -> Cued<'a>;
 
     /// Room `id`'s review has just been claimed ([`crate::service::review`]): compute it and
     /// keep it, off the request path. Never waits for it and never fails the request (a
     /// computation that went nowhere leaves a stale claim, which the next request claims
     /// again). The default does nothing (the thinker's own process computes what it is handed).
-    fn review<'a>(&'a self, id: &'a str) -> Cued<'a> {
+    fn review<'a>(&'a self, id: &'a RoomId) -> Cued<'a> {
         let _ = id;
         Box::pin(std::future::ready(()))
     }
@@ -64,7 +65,7 @@ pub trait Thinker: Send + Sync + std::fmt::Debug {
 pub struct NoThinker;
 
 impl Thinker for NoThinker {
-    fn due<'a>(&'a self, _: &'a str, _: Millis, _: Cue) -> Cued<'a> {
+    fn due<'a>(&'a self, _: &'a RoomId, _: Millis, _: Cue) -> Cued<'a> {
         Box::pin(std::future::ready(()))
     }
 }

@@ -22,6 +22,7 @@
 //! expiry plus a short grace, never less than the record before it: a log expires from its oldest
 //! end, and a record that expired means every older one did too.
 
+use madang_core::room::RoomId;
 use std::future::Future;
 
 use crate::store::StoreError;
@@ -47,7 +48,7 @@ pub trait ChatStore: Send + Sync + 'static {
     /// The room's newest record, strongly consistent (`None`: nobody chatted yet).
     fn chat_latest(
         &self,
-        room: &str,
+        room: &RoomId,
     ) -> impl Future<Output = Result<Option<StoredChat>, StoreError>> + Send;
 
     /// Stores `record` at `record.seq` if that number is still free (otherwise
@@ -55,7 +56,7 @@ pub trait ChatStore: Send + Sync + 'static {
     /// and deletes the record [`KEPT_RECORDS`] below it.
     fn chat_append(
         &self,
-        room: &str,
+        room: &RoomId,
         record: &StoredChat,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
 
@@ -63,7 +64,7 @@ pub trait ChatStore: Send + Sync + 'static {
     /// oldest first, strongly consistent.
     fn chat_after(
         &self,
-        room: &str,
+        room: &RoomId,
         after: u64,
         limit: usize,
     ) -> impl Future<Output = Result<Vec<StoredChat>, StoreError>> + Send;

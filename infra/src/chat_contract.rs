@@ -9,6 +9,7 @@
 use std::sync::Arc;
 
 use madang_core::Millis;
+use madang_core::room::RoomId;
 
 use crate::chat::{ChatStore, KEPT_RECORDS, StoredChat};
 use crate::contract::{fresh_id, sample};
@@ -28,7 +29,7 @@ fn record(seq: u64) -> StoredChat {
 }
 
 /// A room (the embedded store keeps chat only for rooms that exist) with no chat yet.
-async fn room<S: RoomStore>(store: &S, tag: &str) -> String {
+async fn room<S: RoomStore>(store: &S, tag: &str) -> RoomId {
     let id = fresh_id(tag);
     store.create(&sample(&id, 1, None)).await.expect("create");
     id

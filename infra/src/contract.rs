@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use madang_core::Millis;
+use madang_core::room::RoomId;
 
 use crate::store::{KeptReview, REVIEW_CLAIM_STALE_MS, RoomStore, StoreError, StoredRoom};
 
@@ -19,13 +20,26 @@ use crate::store::{KeptReview, REVIEW_CLAIM_STALE_MS, RoomStore, StoreError, Sto
 const NOW: Millis = 4_000_000_000_000;
 
 /// A room id no other run uses.
-pub fn fresh_id(tag: &str) -> String {
+pub fn fresh_id(tag: &str) -> RoomId {
     static N: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_nanos())
+        .map(|d| d.as_nanos() as u64)
         .unwrap_or(0);
-    format!("{tag}-{nanos:x}-{}", N.fetch_add(1, Ordering::Relaxed))
+    // A room id's shape (22 characters): the tag's first 6 and a `-` (for reading a table by
+    // eye, and for tests that pick rooms out by it), the clock and a counter.
+    let tag: String = tag
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .chain(std::iter::repeat('_'))
+        .take(6)
+        .collect();
+    let text = format!(
+        "{tag}-{:011x}{:04x}",
+        nanos & 0x0fff_ffff_ffff,
+        N.fetch_add(1, Ordering::Relaxed) & 0xffff
+    );
+    RoomId::parse(&text).expect("a room id's shape")
 }
 
 /// A fresh id in the shape the HTTP edge accepts for a room (22 URL-safe base64 characters), for
@@ -44,9 +58,9 @@ pub fn fresh_room_id() -> String {
 }
 
 /// A room record for the checks.
-pub fn sample(id: &str, version: u64, due: Option<Millis>) -> StoredRoom {
+pub fn sample(id: &RoomId, version: u64, due: Option<Millis>) -> StoredRoom {
     StoredRoom {
-        id: id.to_owned(),
+        id: id.to_string(),
         version,
         body: format!("body of {id} at {version}").into_bytes(),
         due,

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use madang_core::Millis;
+use madang_core::room::RoomId;
 use tokio::sync::oneshot;
 
 use crate::store::{BoxError, RoomStore, StoreError, StoredRoom};
@@ -141,7 +142,9 @@ impl<S: RoomStore> FaultyStore<S> {
             let _ = tokio::time::timeout(Duration::from_secs(30), hold.resume).await;
         }
         if conflict {
-            let current = self.inner.load(id, now).await?;
+            // The record's id went in as a `RoomId` (its text is all `StoredRoom` keeps).
+            let id = RoomId::parse(id).ok_or(StoreError::NotFound)?;
+            let current = self.inner.load(&id, now).await?;
             return Err(StoreError::VersionConflict {
                 current: Some(Box::new(current)),
             });
@@ -160,7 +163,7 @@ impl<S: RoomStore> RoomStore for FaultyStore<S> {
         self.after_landing(&room.id, 0, fault).await
     }
 
-    async fn load(&self, id: &str, now: Millis) -> Result<StoredRoom, StoreError> {
+    async fn load(&self, id: &RoomId, now: Millis) -> Result<StoredRoom, StoreError> {
         if Self::next(&self.loads).is_some() {
             return Err(lost("load failed"));
         }
@@ -181,17 +184,17 @@ impl<S: RoomStore> RoomStore for FaultyStore<S> {
         self.after_landing(&room.id, 0, fault).await
     }
 
-    async fn keep_plan(&self, id: &str, expected: u64, plan: &[u8]) -> Result<(), StoreError> {
+    async fn keep_plan(&self, id: &RoomId, expected: u64, plan: &[u8]) -> Result<(), StoreError> {
         self.inner.keep_plan(id, expected, plan).await
     }
 
-    async fn due_rooms(&self, now: Millis, limit: usize) -> Result<Vec<String>, StoreError> {
+    async fn due_rooms(&self, now: Millis, limit: usize) -> Result<Vec<RoomId>, StoreError> {
         self.inner.due_rooms(now, limit).await
     }
 
     async fn reindex(
         &self,
-        id: &str,
+        id: &RoomId,
         expected: u64,
         due: Option<Millis>,
     ) -> Result<(), StoreError> {
@@ -200,20 +203,20 @@ impl<S: RoomStore> RoomStore for FaultyStore<S> {
 
     async fn wait_for_change(
         &self,
-        id: &str,
+        id: &RoomId,
         after: u64,
         timeout: Duration,
     ) -> Result<Option<StoredRoom>, StoreError> {
         self.inner.wait_for_change(id, after, timeout).await
     }
 
-    async fn touch(&self, id: &str, player: &str, now: Millis) -> Result<(), StoreError> {
+    async fn touch(&self, id: &RoomId, player: &str, now: Millis) -> Result<(), StoreError> {
         self.inner.touch(id, player, now).await
     }
 
     async fn load_review(
         &self,
-        id: &str,
+        id: &RoomId,
         now: Millis,
     ) -> Result<Option<crate::KeptReview>, StoreError> {
         self.inner.load_review(id, now).await
@@ -221,7 +224,7 @@ impl<S: RoomStore> RoomStore for FaultyStore<S> {
 
     async fn claim_review(
         &self,
-        id: &str,
+        id: &RoomId,
         now: Millis,
         expires_at: Millis,
     ) -> Result<bool, StoreError> {
@@ -230,7 +233,7 @@ impl<S: RoomStore> RoomStore for FaultyStore<S> {
 
     async fn save_review(
         &self,
-        id: &str,
+        id: &RoomId,
         review: &str,
         expires_at: Millis,
     ) -> Result<(), StoreError> {
@@ -240,17 +243,21 @@ impl<S: RoomStore> RoomStore for FaultyStore<S> {
 
 /// Chat passes straight through: the faults are the room store's.
 impl<S: crate::chat::ChatStore> crate::chat::ChatStore for FaultyStore<S> {
-    async fn chat_latest(&self, room: &str) -> Result<Option<crate::StoredChat>, StoreError> {
+    async fn chat_latest(&self, room: &RoomId) -> Result<Option<crate::StoredChat>, StoreError> {
         self.inner.chat_latest(room).await
     }
 
-    async fn chat_append(&self, room: &str, record: &crate::StoredChat) -> Result<(), StoreError> {
+    async fn chat_append(
+        &self,
+        room: &RoomId,
+        record: &crate::StoredChat,
+    ) -> Result<(), StoreError> {
         self.inner.chat_append(room, record).await
     }
 
     async fn chat_after(
         &self,
-        room: &str,
+        room: &RoomId,
         after: u64,
         limit: usize,
     ) -> Result<Vec<crate::StoredChat>, StoreError> {

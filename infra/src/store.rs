@@ -11,6 +11,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use madang_core::Millis;
+use madang_core::room::RoomId;
 
 /// One room as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,7 +94,7 @@ pub trait RoomStore: Send + Sync + 'static {
     /// The room as last saved (strongly consistent). Expired rooms are `NotFound`.
     fn load(
         &self,
-        id: &str,
+        id: &RoomId,
         now: Millis,
     ) -> impl Future<Output = Result<StoredRoom, StoreError>> + Send;
 
@@ -113,7 +114,7 @@ pub trait RoomStore: Send + Sync + 'static {
     /// presence changes: the plan is read back by `load` until the room's next save drops it.
     fn keep_plan(
         &self,
-        id: &str,
+        id: &RoomId,
         expected: u64,
         plan: &[u8],
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
@@ -123,13 +124,13 @@ pub trait RoomStore: Send + Sync + 'static {
         &self,
         now: Millis,
         limit: usize,
-    ) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send;
+    ) -> impl Future<Output = Result<Vec<RoomId>, StoreError>> + Send;
 
     /// Moves a room's due time without a new version (the sweeper found nothing to fire yet),
     /// if the room is still at `expected`.
     fn reindex(
         &self,
-        id: &str,
+        id: &RoomId,
         expected: u64,
         due: Option<Millis>,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
@@ -138,7 +139,7 @@ pub trait RoomStore: Send + Sync + 'static {
     /// once `timeout` has passed without a change.
     fn wait_for_change(
         &self,
-        id: &str,
+        id: &RoomId,
         after: u64,
         timeout: Duration,
     ) -> impl Future<Output = Result<Option<StoredRoom>, StoreError>> + Send;
@@ -148,7 +149,7 @@ pub trait RoomStore: Send + Sync + 'static {
     /// A missing room is `NotFound`.
     fn touch(
         &self,
-        id: &str,
+        id: &RoomId,
         player: &str,
         now: Millis,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
@@ -157,7 +158,7 @@ pub trait RoomStore: Send + Sync + 'static {
     /// nobody has asked for it yet (or it expired with the room, `expires_at` ≤ `now`).
     fn load_review(
         &self,
-        id: &str,
+        id: &RoomId,
         now: Millis,
     ) -> impl Future<Output = Result<Option<KeptReview>, StoreError>> + Send;
 
@@ -168,7 +169,7 @@ pub trait RoomStore: Send + Sync + 'static {
     /// the room (`expires_at`).
     fn claim_review(
         &self,
-        id: &str,
+        id: &RoomId,
         now: Millis,
         expires_at: Millis,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
@@ -176,7 +177,7 @@ pub trait RoomStore: Send + Sync + 'static {
     /// Keeps room `id`'s computed review, `review` (its JSON text), until `expires_at`.
     fn save_review(
         &self,
-        id: &str,
+        id: &RoomId,
         review: &str,
         expires_at: Millis,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
@@ -186,7 +187,7 @@ pub trait RoomStore: Send + Sync + 'static {
     /// a short poll's 304. Stores whose reads cost nothing keep this default, [`Self::load`].
     fn peek(
         &self,
-        id: &str,
+        id: &RoomId,
         now: Millis,
     ) -> impl Future<Output = Result<StoredRoom, StoreError>> + Send {
         self.load(id, now)

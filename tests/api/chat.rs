@@ -45,11 +45,29 @@ async fn chat_expires_with_its_room_and_is_deleted_with_it() {
     let app = spawn_app().await;
     let room = check_chat_expires_with_the_room(&app).await;
     let store = app.embedded.as_ref().unwrap();
-    assert_eq!(store.chat_after(&room, 0, 100).await.unwrap().len(), 1);
+    assert_eq!(
+        store
+            .chat_after(&madang_core::room::RoomId::parse(&room).unwrap(), 0, 100)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
     // The purge (every minute by the system clock) deletes the room and its chat together.
     store.purge_expired(u64::MAX / 4).unwrap();
-    assert!(store.load(&room, 0).await.is_err());
-    assert!(store.chat_after(&room, 0, 100).await.unwrap().is_empty());
+    assert!(
+        store
+            .load(&madang_core::room::RoomId::parse(&room).unwrap(), 0)
+            .await
+            .is_err()
+    );
+    assert!(
+        store
+            .chat_after(&madang_core::room::RoomId::parse(&room).unwrap(), 0, 100)
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[tokio::test]

@@ -95,7 +95,11 @@ async fn a_timeout_fires_through_the_dev_clock_with_nobody_polling() {
     // sweeper that never fires into a failure instead of a hang.
     let store = app.embedded.clone().unwrap();
     let fired = store
-        .wait_for_change(&room, version, Duration::from_secs(60))
+        .wait_for_change(
+            &madang_core::room::RoomId::parse(&room).unwrap(),
+            version,
+            Duration::from_secs(60),
+        )
         .await
         .unwrap();
     assert!(fired.is_some(), "the sweeper fired the overdue throw");

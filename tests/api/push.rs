@@ -42,7 +42,10 @@ async fn subscribe(app: &TestApp, room: &str, who: &Player, sub: Value) -> Statu
 }
 
 async fn endpoints_stored(store: &madang_infra::EmbeddedStore, room: &str) -> Vec<String> {
-    let stored = store.load(room, 0).await.unwrap();
+    let stored = store
+        .load(&madang_core::room::RoomId::parse(room).unwrap(), 0)
+        .await
+        .unwrap();
     match AnyRoom::decode(&stored.body).unwrap() {
         AnyRoom::Baduk(r) => r.push.iter().map(|s| s.endpoint.clone()).collect(),
         AnyRoom::Yut(r) => r.push.iter().map(|s| s.endpoint.clone()).collect(),

@@ -16,7 +16,10 @@ async fn a_slow_game_runs_five_weeks_on_dynamodb_and_the_sweeper_fires_its_overd
     let store = Arc::new(dynalite_store("slow").await);
     let app = spawn_app_on(store.clone()).await;
     let game = slow_game_until_overdue(&app).await;
-    let stored = store.load(&game.room, 0).await.unwrap();
+    let stored = store
+        .load(&madang_core::room::RoomId::parse(&game.room).unwrap(), 0)
+        .await
+        .unwrap();
     // Overdue and not yet fired, or fired already: either way the item outlives its deadline.
     if let Some(due) = stored.due {
         assert!(stored.expires_at > due, "{} ≤ {due}", stored.expires_at);

@@ -176,14 +176,27 @@ async fn race_once(app: &App<DynamoStore>, store: &Arc<DynamoStore>, i: usize, t
             // Deliberate jitter, not a wait for anything: it varies the interleaving from one
             // round to the next, and every outcome is checked whichever side wins.
             tokio::time::sleep(jitter).await;
-            service::act(&app, &id, &hash, request_of(&text), None).await
+            service::act(
+                &app,
+                &madang_core::room::RoomId::parse(&id).unwrap(),
+                &hash,
+                request_of(&text),
+                None,
+            )
+            .await
         })
     };
     let swept = sweeping.await.unwrap();
     let acted = acting.await.unwrap().unwrap();
 
     // The room as stored, and as it must be: the player's `now` is the room's last update.
-    let saved = store.load(&fixture.id, app.clock.now()).await.unwrap();
+    let saved = store
+        .load(
+            &madang_core::room::RoomId::parse(&fixture.id).unwrap(),
+            app.clock.now(),
+        )
+        .await
+        .unwrap();
     let AnyRoom::Yut(room) = AnyRoom::decode(&saved.body).unwrap() else {
         panic!("not a 윷놀이 room")
     };
@@ -234,7 +247,7 @@ async fn race_once(app: &App<DynamoStore>, store: &Arc<DynamoStore>, i: usize, t
     let concede = json!({"type": "CONCEDE"}).to_string();
     let ended = service::act(
         app,
-        &fixture.id,
+        &madang_core::room::RoomId::parse(&fixture.id).unwrap(),
         &TokenHash::of(token),
         request_of(&concede),
         None,

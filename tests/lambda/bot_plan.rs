@@ -21,7 +21,11 @@ use super::stack;
 /// What the store holds for `room` now, read directly (no request: nothing is caught up).
 async fn stored(stack: &LambdaStack, room: &str) -> madang_infra::StoredRoom {
     let now = server_now(&stack.app).await;
-    stack.store.load(room, now).await.unwrap()
+    stack
+        .store
+        .load(&madang_core::room::RoomId::parse(room).unwrap(), now)
+        .await
+        .unwrap()
 }
 
 /// Waits for the bot function's answer, then checks it returned before the move it searched

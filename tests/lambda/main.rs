@@ -292,7 +292,14 @@ async fn the_dev_clock_is_shared_by_every_environment_and_the_sweeper() {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_millis() as u64;
-    let stored = stack.store.load(&game, now + 60_000).await.unwrap();
+    let stored = stack
+        .store
+        .load(
+            &madang_core::room::RoomId::parse(&game).unwrap(),
+            now + 60_000,
+        )
+        .await
+        .unwrap();
     assert!(stored.version > version);
 }
 

@@ -805,7 +805,11 @@ async fn room_with_an_unknown_bot_level(
         .act_ok(&room, &host, json!({"type": "start"}))
         .await;
     let now = madang_tests::bots::server_now(&stack.app).await;
-    let mut stored = stack.store.load(&room, now).await.unwrap();
+    let mut stored = stack
+        .store
+        .load(&madang_core::room::RoomId::parse(&room).unwrap(), now)
+        .await
+        .unwrap();
     let AnyRoom::Baduk(mut baduk) = AnyRoom::decode(&stored.body).unwrap() else {
         panic!("a 바둑 room");
     };

@@ -15,7 +15,11 @@ async fn a_slow_game_runs_five_weeks_through_lambda_and_the_sweeper_fires_its_ov
     let game = slow_game_until_overdue(&stack.app).await;
     let report = stack.sweep().await;
     assert_eq!(report["timeoutsFired"], 1, "{report}");
-    let stored = stack.store.load(&game.room, 0).await.unwrap();
+    let stored = stack
+        .store
+        .load(&madang_core::room::RoomId::parse(&game.room).unwrap(), 0)
+        .await
+        .unwrap();
     assert_eq!(stored.version, game.version + 1);
     check_the_slow_game_was_lost_on_time(&stack.app, &game).await;
 }

@@ -118,7 +118,14 @@ async fn the_sweeper_binary_racing_a_player_never_double_applies_a_timeout() {
             1,
             "race {i}: the timeout fired exactly once (sweep {swept}, player {player_fired})"
         );
-        let saved = stack.store.load(&stored.id, now_ms()).await.unwrap();
+        let saved = stack
+            .store
+            .load(
+                &madang_core::room::RoomId::parse(&stored.id).unwrap(),
+                now_ms(),
+            )
+            .await
+            .unwrap();
         assert_eq!(
             saved.version,
             before + 2,

@@ -14,6 +14,7 @@
 mod any;
 mod bot;
 mod error;
+mod id;
 mod ledger;
 mod lobby;
 mod name;
@@ -33,6 +34,7 @@ pub(crate) use any::{reading_before, since_format_5, since_format_6};
 use bot::Due;
 pub use bot::{BOT_THINK_MAX_MS, BOT_THINK_MIN_MS, BotChoice, PlanLanded, bot_name};
 pub use error::{ErrorKind, RoomError};
+pub use id::{RoomId, digest_of};
 pub use ledger::{ANSWERS_PER_PLAYER, Answer, Ledger, RECENT_REQUESTS, RequestId};
 pub use lobby::{LobbyAction, LobbyEvent, MAX_BARRED, RoomAction, RoomEvent, bar_of};
 pub use name::{

@@ -93,7 +93,7 @@ pub async fn post<S: RoomStore + ChatStore>(
     let token = bearer(&headers)?;
     let seq = service::post(
         &app,
-        id.as_str(),
+        &id,
         token.as_ref(),
         client.key_for(id.as_str()),
         request,
@@ -125,7 +125,7 @@ pub async fn get<S: RoomStore + ChatStore>(
     })?;
     let token = bearer(&headers)?;
     let (messages, tag) =
-        service::read(&app, id.as_str(), token.as_ref(), query.after.unwrap_or(0)).await?;
+        service::read(&app, &id, token.as_ref(), query.after.unwrap_or(0)).await?;
     let etag =
         HeaderValue::from_str(&format!("\"{tag}\"")).unwrap_or(HeaderValue::from_static("\"0\""));
     let unchanged = etag
@@ -164,7 +164,7 @@ pub async fn mute<S: RoomStore + ChatStore>(
     let token = bearer(&headers)?.ok_or(ApiError::Unauthorized)?;
     let muted = service::mute(
         &app,
-        id.as_str(),
+        &id,
         &token,
         PlayerId::new(request.player_id),
         request.muted,

@@ -4,54 +4,39 @@
 
 use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;
-use sha2::{Digest, Sha256};
+pub use madang_core::room::digest_of;
 
 use crate::error::ApiError;
 
-/// A room id as the server makes them: 128 bits in URL-safe base64 without padding, 22
-/// characters of `A–Z a–z 0–9 - _` (a new room's are random; a rematch lobby's are derived from
-/// the finished room's id, the same shape). Made only by [`RoomId::parse`].
+/// A room id taken from a route's path: [`madang_core::room::RoomId`] (whose
+/// [`parse`](madang_core::room::RoomId::parse) is the one rule) as an extractor, which a type of
+/// another crate cannot be here. Derefs to it, so handlers hand `&id` straight to the service.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct RoomId(String);
+pub struct RoomId(madang_core::room::RoomId);
 
 impl RoomId {
-    /// The length of every room id.
-    pub const LEN: usize = 22;
-
-    /// `text` as a room id, if it has the shape of one.
+    /// `text` as a room id, if it has the shape of one ([`madang_core::room::RoomId::parse`]).
     pub fn parse(text: &str) -> Option<RoomId> {
-        (text.len() == Self::LEN
-            && text
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'))
-        .then(|| RoomId(text.to_owned()))
+        madang_core::room::RoomId::parse(text).map(RoomId)
     }
 
-    /// The id as text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    /// What logs carry instead of the id: the first 8 hex digits of its SHA-256. A room id is
-    /// the capability to read the room (links are shared, not secret-free), so logs — which
-    /// more people read than play — name rooms by a digest that still joins one room's lines.
-    pub fn digest(&self) -> String {
-        digest_of(&self.0)
+    /// The typed id, for what outlives the request.
+    pub fn into_inner(self) -> madang_core::room::RoomId {
+        self.0
     }
 }
 
-/// [`RoomId::digest`] of any id text (for the ids the service makes, e.g. a rematch lobby's).
-pub fn digest_of(id: &str) -> String {
-    let sum = Sha256::digest(id.as_bytes());
-    format!(
-        "{:08x}",
-        u32::from_be_bytes([sum[0], sum[1], sum[2], sum[3]])
-    )
+impl std::ops::Deref for RoomId {
+    type Target = madang_core::room::RoomId;
+
+    fn deref(&self) -> &madang_core::room::RoomId {
+        &self.0
+    }
 }
 
 impl std::fmt::Display for RoomId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        self.0.fmt(f)
     }
 }
 
@@ -76,7 +61,7 @@ mod tests {
 
     #[test]
     fn only_the_shape_of_a_room_id_passes() {
-        assert!(RoomId::parse("AAAAAAAAAAAAAAAAAAAAAA").is_some());
+        assert!(RoomId::parse("AAAAAAAAAAAAAAAAAAAAAA").is_some_and(|id| id.as_str().len() == 22));
         assert!(RoomId::parse("abc-_0123456789xyzXYZ0").is_some());
         assert!(RoomId::parse("AAAAAAAAAAAAAAAAAAAAA").is_none());
         assert!(RoomId::parse(&"A".repeat(3000)).is_none());

@@ -77,7 +77,7 @@ pub async fn put<S: RoomStore>(
         p256dh: request.keys.p256dh,
         auth: request.keys.auth,
     };
-    service::subscribe(&app, id.as_str(), &token, sub).await?;
+    service::subscribe(&app, &id, &token, sub).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
@@ -91,7 +91,7 @@ pub async fn delete<S: RoomStore>(
     tracing::Span::current().record("action", "push");
     let request: DeleteBody = json_body(&body_of(body)?)?;
     let token = bearer(&headers)?.ok_or(ApiError::Unauthorized)?;
-    service::unsubscribe(&app, id.as_str(), &token, &request.endpoint).await?;
+    service::unsubscribe(&app, &id, &token, &request.endpoint).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 

@@ -100,8 +100,7 @@ pub async fn join<S: RoomStore>(
     // join is refused (the bar is on the seat's token, not on the address).
     let prior = bearer(&headers)?.map_or(0, |token| bar_of(&token));
     let key = idempotency_key(&headers)?;
-    let (seated, replayed) =
-        Box::pin(service::join_room(&app, id.as_str(), name, prior, key)).await?;
+    let (seated, replayed) = Box::pin(service::join_room(&app, &id, name, prior, key)).await?;
     let body = SeatedBody {
         room_id: None,
         player_id: &seated.player_id,
@@ -166,7 +165,7 @@ pub async fn get<S: RoomStore>(
     let tagged = super::conditional::only_tag(&headers).and_then(version_of_tag);
     let read = Box::pin(service::read(
         &app,
-        id.as_str(),
+        &id,
         token.as_ref(),
         query.since,
         tagged,
@@ -229,7 +228,7 @@ pub async fn act<S: RoomStore>(
     // The service's future holds the room (several KB) across its awaits: on the heap it is
     // written once, instead of copied again by every layer the handler's future passes through
     // (that copying was a tenth of an action's CPU).
-    let acted = Box::pin(service::act(&app, id.as_str(), &token, request, key))
+    let acted = Box::pin(service::act(&app, &id, &token, request, key))
         .await
         .map_err(|e| live.conflict(e))?;
     record("version", acted.version);
@@ -253,7 +252,7 @@ pub async fn sgf<S: RoomStore>(
     State(app): State<App<S>>,
     id: RoomId,
 ) -> Result<Response, ApiError> {
-    let text = service::sgf(&app, id.as_str()).await?;
+    let text = service::sgf(&app, &id).await?;
     // An attachment: a browser saves the record rather than rendering it in the app's origin.
     let disposition = HeaderValue::from_str(&format!("attachment; filename=\"madang-{id}.sgf\""))
         .map_err(|e| ApiError::Internal(Box::new(e)))?;
@@ -293,8 +292,7 @@ pub async fn replay<S: RoomStore>(
                 of: 0,
             },
         ))?;
-    let room =
-        service::replay::at(&*app.store, &app.replays, app.clock.now(), id.as_str(), n).await?;
+    let room = service::replay::at(&*app.store, &app.replays, app.clock.now(), &id, n).await?;
     Ok(Json(live.room(&room)).into_response())
 }
 
@@ -307,7 +305,7 @@ pub async fn review<S: RoomStore>(
     let axum::extract::Path(id) = path.map_err(|_| ApiError::RoomNotFound)?;
     let id = RoomId::parse(&id).ok_or(ApiError::RoomNotFound)?;
     tracing::Span::current().record("room", id.digest().as_str());
-    match service::review::get(&*app.store, &*app.thinker, app.clock.now(), id.as_str()).await? {
+    match service::review::get(&*app.store, &*app.thinker, app.clock.now(), &id).await? {
         service::review::Answer::Done(body) => Ok((
             [(
                 header::CONTENT_TYPE,
@@ -328,9 +326,6 @@ pub async fn review<S: RoomStore>(
     }
 }
 
-/// The id `GET /healthz` reads: no room has it (room ids are base64url, without `#`).
-const HEALTH_ID: &str = "#healthz";
-
 /// `GET /healthz`: the build, the server's clock, and that the store answers (else 503
 /// problem+json, as any request the store fails). Never a write: one read of an id no room has
 /// (on DynamoDB an eventually consistent `GetItem`, half a read unit).
@@ -338,7 +333,11 @@ pub async fn healthz<S: RoomStore>(State(app): State<App<S>>) -> Result<Response
     // `now` is the clock deadlines are set by (the dev clock under MADANG_DEV=1): clients show
     // countdowns from it, to the millisecond, where the `Date` header has whole seconds.
     let now = app.clock.now();
-    match app.store.peek(HEALTH_ID, now).await {
+    match app
+        .store
+        .peek(&madang_core::room::RoomId::unmade(), now)
+        .await
+    {
         Ok(_) | Err(madang_infra::StoreError::NotFound) => {}
         Err(e) => return Err(ApiError::Unavailable(e)),
     }

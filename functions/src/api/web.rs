@@ -286,7 +286,7 @@ pub async fn room<S: RoomStore>(
     let room = match RoomId::parse(&id) {
         Some(id) => {
             tracing::Span::current().record("room", id.digest().as_str());
-            match service::read::spectate(&app, id.as_str()).await {
+            match service::read::spectate(&app, &id).await {
                 Ok((loaded, now)) => Some((
                     id,
                     loaded.room.version(),
@@ -345,7 +345,7 @@ pub async fn card_png<S: RoomStore>(
     id: RoomId,
     request: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let (loaded, now) = service::read::spectate(&app, id.as_str()).await?;
+    let (loaded, now) = service::read::spectate(&app, &id).await?;
     let etag = card_etag(&id, loaded.room.version());
     let (status, body) = if not_modified(&request, &etag) {
         (StatusCode::NOT_MODIFIED, Body::empty())

@@ -76,7 +76,7 @@ async fn main() -> Result<(), lambda_http::Error> {
     // and leaves a connection (TLS on AWS) in the pool. A failure here is not fatal: the first
     // request will try again and report what is wrong.
     if !Push::kept_in_table()
-        && let Err(e) = store.peek(dynamo::CLOCK_ID, 0).await
+        && let Err(e) = store.peek(&madang_core::room::RoomId::unmade(), 0).await
         && !matches!(e, madang_infra::StoreError::NotFound)
     {
         tracing::warn!(error = %e, "warm-up read failed");

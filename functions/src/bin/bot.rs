@@ -26,8 +26,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use lambda_runtime::{LambdaEvent, service_fn};
+use madang_core::room::RoomId;
 use madang_functions::App;
-use madang_functions::api::ids::RoomId;
 use madang_functions::live::aws::AwsAnnouncer;
 use madang_functions::metrics;
 use madang_functions::service::bots::{Kept, keep, land, search};
@@ -73,16 +73,13 @@ async fn main() -> Result<(), lambda_runtime::Error> {
                 .ok_or("the event's roomId is not a room id")?;
             if event.payload.review {
                 app.sync_clock().await?;
-                let reviewed = madang_functions::service::review::compute(
-                    &*app.store,
-                    id.as_str(),
-                    app.clock.now(),
-                )
-                .await?;
+                let reviewed =
+                    madang_functions::service::review::compute(&*app.store, &id, app.clock.now())
+                        .await?;
                 metrics::flush();
                 return Ok(serde_json::json!({ "reviewed": reviewed }));
             }
-            let played = play(&app, id.as_str(), deadline).await?;
+            let played = play(&app, &id, deadline).await?;
             metrics::flush();
             Ok::<_, lambda_runtime::Error>(serde_json::to_value(played)?)
         }
@@ -103,7 +100,7 @@ struct Played {
 /// next one is kept as a plan, none is left to make, or time runs short.
 async fn play(
     app: &App<DynamoStore>,
-    id: &str,
+    id: &RoomId,
     deadline_ms: u64,
 ) -> Result<Played, lambda_runtime::Error> {
     let mut played = Played::default();

@@ -48,6 +48,7 @@ use std::time::Duration;
 use aws_sdk_apigatewaymanagement::Client as PostClient;
 use aws_sdk_apigatewaymanagement::operation::post_to_connection::PostToConnectionError;
 use aws_sdk_apigatewaymanagement::primitives::Blob;
+use madang_core::room::RoomId;
 use madang_infra::live_registry::{RegisterError, Watcher};
 use madang_infra::{DynamoStore, RoomStore, StoreError};
 use serde::{Deserialize, Serialize};
@@ -442,7 +443,9 @@ async fn frame(
             // outlives its room by more than one heartbeat).
             if let Some(room) = room {
                 // A failed read is no verdict: the next heartbeat looks again.
-                if let Err(StoreError::NotFound) = app.store.peek(&room, app.clock.now()).await {
+                // The registry keeps the id a hello gave, so it is a room id.
+                let id = RoomId::parse(&room).ok_or(LiveError::RoomNotFound)?;
+                if let Err(StoreError::NotFound) = app.store.peek(&id, app.clock.now()).await {
                     return Err(LiveError::RoomNotFound);
                 }
             }
@@ -458,7 +461,7 @@ async fn frame(
             app.store
                 .live_register(
                     connection,
-                    &room_id,
+                    room_id.as_str(),
                     player,
                     &event.client(),
                     app.clock.now(),

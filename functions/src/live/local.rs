@@ -39,6 +39,7 @@ use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use madang_core::PlayerId;
+use madang_core::room::RoomId;
 use madang_infra::notify::Subscription;
 use madang_infra::{ChatStore, RoomStore, StoreError};
 use tokio::time::{Instant, sleep_until, timeout_at};
@@ -108,7 +109,7 @@ pub async fn socket<S: RoomStore + ChatStore>(
 
 /// The room one socket watches.
 struct Watch<'a> {
-    room: String,
+    room: RoomId,
     subscription: Subscription<'a>,
     /// The last version sent.
     sent: u64,
@@ -298,10 +299,10 @@ async fn serve_socket<S: RoomStore + ChatStore>(
                         // Subscribe before reading, so a save between the read and the wait
                         // is still seen (the channel keeps the latest version).
                         let same_room = watch.as_ref().is_some_and(|w| w.room == room_id);
-                        let mut subscription = announcer.versions(&room_id);
+                        let mut subscription = announcer.versions(room_id.as_str());
                         // Likewise for chat: wake first, then where the log is now; what is
                         // posted from here on is passed on.
-                        let chat = announcer.chat(&room_id);
+                        let chat = announcer.chat(room_id.as_str());
                         let admitted = match admit(app, &room_id, token.as_deref()).await {
                             Ok(admitted) => admitted,
                             Err(e) => return End::Refuse(e),
@@ -317,7 +318,7 @@ async fn serve_socket<S: RoomStore + ChatStore>(
                             Some(w) if same_room && w._slot.spectator == spectator => w._slot,
                             old => {
                                 drop(old);
-                                match app.live.room_slot(&room_id, spectator) {
+                                match app.live.room_slot(room_id.as_str(), spectator) {
                                     Ok(slot) => slot,
                                     Err(e) => return End::Refuse(e),
                                 }

@@ -51,7 +51,7 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{header, uri::Authority};
 use madang_core::PlayerId;
-use madang_core::room::TokenHash;
+use madang_core::room::{RoomId, TokenHash};
 use madang_infra::{RoomStore, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -91,13 +91,27 @@ pub const APP_ORIGIN_VAR: &str = "MADANG_APP_ORIGIN";
 pub const SEND_TIMEOUT_VAR: &str = "MADANG_LIVE_SEND_TIMEOUT_MS";
 
 /// A frame a client sends.
-#[derive(Debug, Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
+#[derive(Debug)]
 pub enum ClientFrame {
     /// Start (or move) watching a room.
-    #[serde(rename_all = "camelCase")]
     Hello {
         /// The room to watch.
+        room_id: RoomId,
+        /// The player's token; absent for a spectator.
+        token: Option<String>,
+        /// The last version the client has seen (0: none).
+        since: u64,
+    },
+    /// A heartbeat: answered `pong`.
+    Ping,
+}
+
+/// A client frame as read, before its room id is checked.
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+enum WireFrame {
+    #[serde(rename_all = "camelCase")]
+    Hello {
         room_id: String,
         /// The player's token; absent for a spectator.
         #[serde(default)]
@@ -113,14 +127,21 @@ pub enum ClientFrame {
 impl ClientFrame {
     /// Parses a text frame; anything else is `BAD_MESSAGE`.
     pub fn parse(text: &str) -> Result<Self, LiveError> {
-        let frame: ClientFrame = serde_json::from_str(text).map_err(|_| LiveError::BadMessage)?;
-        if let ClientFrame::Hello { room_id, .. } = &frame
-            && !is_room_id(room_id)
-        {
-            // Not an id the server ever hands out (and never one of the table's own `#` items).
-            return Err(LiveError::RoomNotFound);
-        }
-        Ok(frame)
+        let frame: WireFrame = serde_json::from_str(text).map_err(|_| LiveError::BadMessage)?;
+        Ok(match frame {
+            WireFrame::Hello {
+                room_id,
+                token,
+                since,
+            } => ClientFrame::Hello {
+                // Not an id the server ever hands out (and never one of the table's own `#`
+                // items): the HTTP edge's one rule, so an id the edge refuses is refused here too.
+                room_id: RoomId::parse(&room_id).ok_or(LiveError::RoomNotFound)?,
+                token,
+                since,
+            },
+            WireFrame::Ping => ClientFrame::Ping,
+        })
     }
 }
 
@@ -206,14 +227,6 @@ impl LiveError {
     }
 }
 
-/// Whether `id` looks like a room id this server hands out (base64url, 1–64 characters).
-fn is_room_id(id: &str) -> bool {
-    (1..=64).contains(&id.len())
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-}
-
 /// Who a hello admitted: the player (or `None` for a spectator) and the room's version now.
 #[derive(Debug)]
 pub struct Admitted {
@@ -229,7 +242,7 @@ pub struct Admitted {
 /// players'. One cheap read ([`RoomStore::peek`]: half a unit on DynamoDB), nothing written.
 pub async fn admit<S: RoomStore>(
     app: &App<S>,
-    room_id: &str,
+    room_id: &RoomId,
     token: Option<&str>,
 ) -> Result<Admitted, LiveError> {
     let stored = match app.store.peek(room_id, app.clock.now()).await {
@@ -383,7 +396,7 @@ mod tests {
     #[test]
     fn frames_parse_and_refuse() {
         assert!(matches!(
-            ClientFrame::parse(r#"{"type":"hello","roomId":"abc_-1","since":4}"#),
+            ClientFrame::parse(r#"{"type":"hello","roomId":"abc_-1AAAAAAAAAAAAAAAA","since":4}"#),
             Ok(ClientFrame::Hello {
                 since: 4,
                 token: None,
@@ -398,6 +411,13 @@ mod tests {
             ClientFrame::parse(r##"{"type":"hello","roomId":"#clock"}"##).unwrap_err(),
             LiveError::RoomNotFound
         );
+        // The edge's rule: exactly 22 characters (a shorter or longer id is no room's).
+        for id in ["abc_-1", "AAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAAA"] {
+            assert_eq!(
+                ClientFrame::parse(&format!(r#"{{"type":"hello","roomId":"{id}"}}"#)).unwrap_err(),
+                LiveError::RoomNotFound
+            );
+        }
         assert_eq!(
             ClientFrame::parse("nope").unwrap_err(),
             LiveError::BadMessage

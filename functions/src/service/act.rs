@@ -1,6 +1,6 @@
 //! Applying one lobby or game action for the holder of a token.
 
-use madang_core::room::{Answer, Presence, Room, TokenHash};
+use madang_core::room::{Answer, Presence, Room, RoomId, TokenHash};
 use madang_core::{Game, Millis, PlayerId, with_room};
 use madang_infra::RoomStore;
 
@@ -37,7 +37,7 @@ enum Step {
 /// Applies one action for the holder of `token`.
 pub async fn act<S: RoomStore>(
     app: &App<S>,
-    id: &str,
+    id: &RoomId,
     token: &TokenHash,
     request: ActionRequest<'_>,
     idempotency: Option<Idempotency>,

@@ -27,7 +27,7 @@
 
 use std::time::{Duration, Instant};
 
-use madang_core::room::{AnyBotChoice, Fired, MAX_TIMEOUTS_PER_CATCH_UP};
+use madang_core::room::{AnyBotChoice, Fired, MAX_TIMEOUTS_PER_CATCH_UP, RoomId};
 use madang_core::{Millis, with_room};
 use madang_infra::{RoomStore, StoreError};
 use tokio::sync::Semaphore;
@@ -67,7 +67,7 @@ impl Searched {
 pub async fn search<S: RoomStore>(
     store: &S,
     now: Millis,
-    id: &str,
+    id: &RoomId,
     threads: Option<&Semaphore>,
 ) -> Result<Option<Searched>, ApiError> {
     let stored = match store.load(id, now).await {
@@ -168,7 +168,7 @@ pub enum Kept {
 /// [`Loaded::catch_up`]: super::save::Loaded::catch_up
 pub async fn keep<S: RoomStore>(
     store: &S,
-    id: &str,
+    id: &RoomId,
     searched: &Searched,
 ) -> Result<Kept, ApiError> {
     let (Some(choice), Some(took)) = (searched.choices.first(), searched.took.first()) else {
@@ -199,7 +199,7 @@ pub async fn land<S: RoomStore>(
     announcer: &dyn Announcer,
     push: Option<&crate::push::Push>,
     clock: &(impl Fn() -> Millis + Sync),
-    id: &str,
+    id: &RoomId,
     searched: Searched,
 ) -> Result<bool, ApiError> {
     let Searched { choices, took } = searched;

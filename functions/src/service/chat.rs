@@ -17,7 +17,7 @@ use madang_core::chat::{
     Audience, ChatBody, ChatError, ChatMessage, ChatRecord, ChatText, KEPT_MESSAGES, Viewer,
     spectator_key,
 };
-use madang_core::room::{AnyRoom, LOBBY_TTL_MS, TokenHash};
+use madang_core::room::{AnyRoom, LOBBY_TTL_MS, RoomId, TokenHash};
 use madang_core::{Millis, PlayerId, with_room};
 use madang_infra::{ChatStore, RoomStore, StoreError, StoredChat};
 
@@ -65,7 +65,7 @@ enum Sender {
 /// The room a chat request is about, read for who is asking (never written).
 async fn room_of<S: RoomStore>(
     app: &App<S>,
-    id: &str,
+    id: &RoomId,
     consistent: bool,
 ) -> Result<AnyRoom, ApiError> {
     let now = app.clock.now();
@@ -113,7 +113,7 @@ pub fn live_may_receive(room: &AnyRoom, player: Option<&PlayerId>, message: &Cha
 /// mute is a record without a message, so the number can pass the last message's).
 pub async fn log_after<S: ChatStore>(
     store: &S,
-    id: &str,
+    id: &RoomId,
     after: u64,
     now: Millis,
 ) -> Result<(Vec<ChatMessage>, u64), ApiError> {
@@ -141,7 +141,7 @@ pub fn message_json(message: &ChatMessage) -> Result<Box<serde_json::value::RawV
 /// along it, so the newest record expires last).
 async fn latest<S: ChatStore>(
     store: &S,
-    id: &str,
+    id: &RoomId,
     now: Millis,
 ) -> Result<Option<(u64, Millis, ChatRecord)>, ApiError> {
     match store.chat_latest(id).await? {
@@ -174,7 +174,7 @@ fn first_seq(room: &AnyRoom, now: Millis) -> u64 {
 /// [`CHAT_GRACE_MS`] — never before the record it follows.
 async fn append<S: RoomStore + ChatStore>(
     app: &App<S>,
-    id: &str,
+    id: &RoomId,
     room: &AnyRoom,
     mut change: impl FnMut(u64, &mut ChatRecord) -> Result<bool, ApiError>,
 ) -> Result<u64, ApiError> {
@@ -211,7 +211,7 @@ async fn append<S: RoomStore + ChatStore>(
 /// required). `client` is the spectator's address key for the rate. Returns the message's `seq`.
 pub async fn post<S: RoomStore + ChatStore>(
     app: &App<S>,
-    id: &str,
+    id: &RoomId,
     token: Option<&TokenHash>,
     client: u64,
     request: ChatPost,
@@ -299,7 +299,7 @@ pub async fn post<S: RoomStore + ChatStore>(
 /// `after` when there is none.
 pub async fn read<S: RoomStore + ChatStore>(
     app: &App<S>,
-    id: &str,
+    id: &RoomId,
     token: Option<&TokenHash>,
     after: u64,
 ) -> Result<(Vec<ChatMessage>, u64), ApiError> {
@@ -320,7 +320,7 @@ pub async fn read<S: RoomStore + ChatStore>(
 /// is forgotten with its member). Returns who is muted now.
 pub async fn mute<S: RoomStore + ChatStore>(
     app: &App<S>,
-    id: &str,
+    id: &RoomId,
     token: &TokenHash,
     target: PlayerId,
     muted: bool,
@@ -354,7 +354,7 @@ pub async fn mute<S: RoomStore + ChatStore>(
 
 /// Tells `announcer` of `message`, just stored in room `id` (as `room` was when the post read
 /// it): who may receive it is decided per viewer by [`live_may_receive`] on that room.
-async fn announce(announcer: &dyn Announcer, id: &str, room: &AnyRoom, message: &ChatMessage) {
+async fn announce(announcer: &dyn Announcer, id: &RoomId, room: &AnyRoom, message: &ChatMessage) {
     let Ok(rendered) = message_json(message) else {
         return;
     };
@@ -363,6 +363,6 @@ async fn announce(announcer: &dyn Announcer, id: &str, room: &AnyRoom, message: 
         live_may_receive(room, player.as_ref(), message)
     };
     announcer
-        .chat_posted(id, message.seq, &rendered, &may_receive)
+        .chat_posted(id.as_str(), message.seq, &rendered, &may_receive)
         .await;
 }

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use futures_util::stream::{FuturesUnordered, StreamExt as _};
-use madang_core::room::PushSubscription;
+use madang_core::room::{PushSubscription, RoomId};
 use madang_core::{Millis, with_room};
 use madang_infra::RoomStore;
 
@@ -51,7 +51,7 @@ pub async fn remind<S: RoomStore>(
     announcer: &dyn Announcer,
     push: Option<&Push>,
     clock: &(impl Fn() -> Millis + Sync),
-    id: &str,
+    id: &RoomId,
     now: Millis,
 ) -> Result<(), ApiError> {
     let mut due = None;
@@ -148,7 +148,7 @@ async fn forget<S: RoomStore>(
     store: &S,
     announcer: &dyn Announcer,
     clock: &(impl Fn() -> Millis + Sync),
-    id: &str,
+    id: &RoomId,
     endpoints: &[String],
 ) {
     let Ok(request) = new_request_id() else {

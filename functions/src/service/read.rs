@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use madang_core::room::{AnyRoom, TokenHash, Version};
+use madang_core::room::{AnyRoom, RoomId, TokenHash, Version};
 use madang_core::{Millis, PlayerId};
 use madang_infra::{RoomStore, StoredRoom};
 use serde_json::value::RawValue;
@@ -95,7 +95,7 @@ async fn settle<S: RoomStore>(
 /// moment too long; the client's next poll sees the change.
 async fn unchanged<S: RoomStore>(
     app: &App<S>,
-    id: &str,
+    id: &RoomId,
     token: Option<&TokenHash>,
     known: Version,
 ) -> Result<Option<Read>, ApiError> {
@@ -134,7 +134,7 @@ async fn unchanged<S: RoomStore>(
 /// version is answered [`Read::NotModified`] from a [`RoomStore::peek`] when that is safe.
 pub async fn read<S: RoomStore>(
     app: &App<S>,
-    id: &str,
+    id: &RoomId,
     token: Option<&TokenHash>,
     since: Option<Version>,
     if_none_match: Option<Version>,
@@ -193,13 +193,16 @@ pub async fn read<S: RoomStore>(
 /// A room as a spectator's read finds it (overdue timeouts fired, as that read fires them), and
 /// the time it was read at: what the link cards of `/r/{id}` are made from
 /// ([`crate::card`], which draws only the spectator's view).
-pub async fn spectate<S: RoomStore>(app: &App<S>, id: &str) -> Result<(Loaded, Millis), ApiError> {
+pub async fn spectate<S: RoomStore>(
+    app: &App<S>,
+    id: &RoomId,
+) -> Result<(Loaded, Millis), ApiError> {
     let saved = settle(app, Target::Load(id), None).await?;
     Ok((saved.loaded, saved.now))
 }
 
 /// A 바둑 room's record as SGF.
-pub async fn sgf<S: RoomStore>(app: &App<S>, id: &str) -> Result<String, ApiError> {
+pub async fn sgf<S: RoomStore>(app: &App<S>, id: &RoomId) -> Result<String, ApiError> {
     let saved = settle(app, Target::Load(id), None).await?;
     match &saved.loaded.room {
         AnyRoom::Baduk(room) => Ok(madang_core::baduk::sgf::of_room(room)),

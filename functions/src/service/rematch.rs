@@ -8,7 +8,7 @@
 //! The lobby is created before it is announced, so a client that sees `rematchRoomId` always
 //! finds the room there.
 
-use madang_core::room::{LobbyEvent, Room, TokenHash};
+use madang_core::room::{LobbyEvent, Room, RoomId, TokenHash};
 use madang_core::{Game, GameRng, PlayerId, with_room};
 use madang_infra::RoomStore;
 use sha2::{Digest, Sha256};
@@ -51,7 +51,7 @@ where
     let lobby = room.rematch_lobby(id.clone(), asker, rng, now)?;
     let host = lobby.host.clone();
     Ok(Plan::Create(Box::new(Loaded::new_room(
-        id,
+        super::seat::made_room_id(&id)?,
         lobby.into(),
         host,
         now,
@@ -61,7 +61,7 @@ where
 /// `{"type": "rematch"}` on a finished room, by any of its players.
 pub async fn rematch<S: RoomStore>(
     app: &App<S>,
-    id: &str,
+    id: &RoomId,
     token: &TokenHash,
 ) -> Result<Acted, ApiError> {
     // A fresh generator: the finished game revealed its seed with its result.
@@ -83,7 +83,7 @@ pub async fn rematch<S: RoomStore>(
     let new_id = match planned.outcome {
         Plan::Announced(existing) => existing,
         Plan::Create(lobby) => {
-            let new_id = lobby.id.clone();
+            let new_id = lobby.id.to_string();
             match transact(
                 &*app.store,
                 &*app.announcer,

@@ -12,7 +12,7 @@
 use std::sync::Mutex;
 
 use madang_core::baduk::Baduk;
-use madang_core::room::{AnyRoom, Replay, ReplayError, Room};
+use madang_core::room::{AnyRoom, Replay, ReplayError, Room, RoomId};
 use madang_core::yut::Yut;
 use madang_core::{Game, Millis};
 use madang_infra::RoomStore;
@@ -66,12 +66,12 @@ pub async fn at<S: RoomStore>(
     store: &S,
     replays: &Replays,
     now: Millis,
-    id: &str,
+    id: &RoomId,
     n: u64,
 ) -> Result<Box<RawValue>, ApiError> {
     let stored = store.load(id, now).await?;
     let room = AnyRoom::decode(&stored.body).map_err(|e| ApiError::Internal(Box::new(e)))?;
-    let kept = replays.take(id);
+    let kept = replays.take(id.as_str());
     match room {
         AnyRoom::Yut(room) => {
             let kept = match kept {
@@ -79,7 +79,7 @@ pub async fn at<S: RoomStore>(
                 _ => None,
             };
             let (view, replay) = step(&room, kept, n)?;
-            replays.put(id, AnyReplay::Yut(replay));
+            replays.put(id.as_str(), AnyReplay::Yut(replay));
             Ok(view)
         }
         AnyRoom::Baduk(room) => {
@@ -88,7 +88,7 @@ pub async fn at<S: RoomStore>(
                 _ => None,
             };
             let (view, replay) = step(&room, kept, n)?;
-            replays.put(id, AnyReplay::Baduk(replay));
+            replays.put(id.as_str(), AnyReplay::Baduk(replay));
             Ok(view)
         }
     }

@@ -10,7 +10,7 @@
 //! [`REVIEW_CLAIM_STALE_MS`].
 
 use madang_core::baduk::{Baduk, review};
-use madang_core::room::{AnyRoom, ReplayError, Room};
+use madang_core::room::{AnyRoom, ReplayError, Room, RoomId};
 use madang_core::{Game, Millis};
 use madang_infra::{KeptReview, REVIEW_CLAIM_STALE_MS, RoomStore, StoreError};
 
@@ -36,7 +36,7 @@ pub async fn get<S: RoomStore>(
     store: &S,
     thinker: &dyn Thinker,
     now: Millis,
-    id: &str,
+    id: &RoomId,
 ) -> Result<Answer, ApiError> {
     let stored = store.load(id, now).await?;
     let room = AnyRoom::decode(&stored.body).map_err(|e| ApiError::Internal(Box::new(e)))?;
@@ -87,7 +87,11 @@ fn seed_of(id: &str) -> u64 {
 /// Computes room `id`'s review and keeps it: what the thinker runs (on a blocking thread
 /// locally, in the bot function on AWS). `Ok(false)` when there is nothing to review (no
 /// such room, not a finished 바둑 game with its log).
-pub async fn compute<S: RoomStore>(store: &S, id: &str, now: Millis) -> Result<bool, StoreError> {
+pub async fn compute<S: RoomStore>(
+    store: &S,
+    id: &RoomId,
+    now: Millis,
+) -> Result<bool, StoreError> {
     let stored = match store.load(id, now).await {
         Ok(stored) => stored,
         Err(StoreError::NotFound) => return Ok(false),
@@ -105,7 +109,7 @@ pub async fn compute<S: RoomStore>(store: &S, id: &str, now: Millis) -> Result<b
     };
     let options = state.options().clone();
     let moves = state.moves().to_vec();
-    let seed = seed_of(id);
+    let seed = seed_of(id.as_str());
     // The search is CPU work of seconds: never on an async worker.
     let computed = tokio::task::spawn_blocking(move || review::review(&options, &moves, seed))
         .await

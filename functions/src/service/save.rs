@@ -17,7 +17,7 @@
 //! answer; not found, it did not land and the work is done again. So an action lands exactly
 //! once, whatever the network between the server and the store does.
 
-use madang_core::room::{AnyRoom, BotTurn, DecodeError, PlanLanded, Presence, RequestId};
+use madang_core::room::{AnyRoom, BotTurn, DecodeError, PlanLanded, Presence, RequestId, RoomId};
 use madang_core::{Millis, PlayerId, with_room};
 use madang_infra::{RoomStore, StoreError, StoredRoom};
 
@@ -34,12 +34,23 @@ const SAVE_ATTEMPTS: usize = 6;
 /// A player's presence is written at most this often (polls in between cost no write).
 pub const PRESENCE_WRITE_INTERVAL_MS: Millis = 15_000;
 
+/// Why a stored room could not be read back as a [`Loaded`].
+#[derive(Debug, thiserror::Error)]
+pub enum FromStoredError {
+    /// The room's bytes do not decode.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    /// The stored id is not a room id (every id is stored from a [`RoomId`]).
+    #[error("stored room id is not a room id")]
+    Id,
+}
+
 /// A room as loaded for one request, in one shape: the room, the version its save is conditional
 /// on, and the presence that goes with it.
 #[derive(Debug)]
 pub struct Loaded {
     /// The room's id.
-    pub id: String,
+    pub id: RoomId,
     /// The decoded room; its version grows as the request changes it.
     pub room: AnyRoom,
     /// The version the room had when loaded: the condition of the save.
@@ -69,7 +80,8 @@ pub struct Loaded {
 
 impl Loaded {
     /// Decodes a stored room.
-    pub fn from_stored(stored: StoredRoom) -> Result<Self, DecodeError> {
+    pub fn from_stored(stored: StoredRoom) -> Result<Self, FromStoredError> {
+        let id = RoomId::parse(&stored.id).ok_or(FromStoredError::Id)?;
         let room = AnyRoom::decode(&stored.body)?;
         let at_load = AtLoad::of(&room);
         let presence = stored
@@ -78,7 +90,7 @@ impl Loaded {
             .map(|(p, t)| (PlayerId::new(p), t))
             .collect();
         Ok(Loaded {
-            id: stored.id,
+            id,
             loaded_version: stored.version,
             room,
             presence,
@@ -94,7 +106,7 @@ impl Loaded {
     }
 
     /// A room that is not stored yet, with its creator seen at `now`.
-    pub fn new_room(id: String, room: AnyRoom, creator: PlayerId, now: Millis) -> Self {
+    pub fn new_room(id: RoomId, room: AnyRoom, creator: PlayerId, now: Millis) -> Self {
         Loaded {
             id,
             loaded_version: 0,
@@ -242,7 +254,7 @@ impl Loaded {
                 .collect()
         });
         StoredRoom {
-            id: self.id.clone(),
+            id: self.id.as_str().to_owned(),
             version: self.room.version(),
             body: self.room.encode(),
             due: self.indexed_at(),
@@ -274,7 +286,7 @@ impl Loaded {
 #[allow(clippy::large_enum_variant)]
 pub enum Target<'a> {
     /// The room with this id, as stored now.
-    Load(&'a str),
+    Load(&'a RoomId),
     /// A room just read by a long-poll (saves a second read).
     Fetched(StoredRoom),
     /// A room that is not stored yet.
@@ -315,8 +327,11 @@ where
     W: FnMut(&mut Loaded, &Events, Millis) -> Result<T, ApiError>,
 {
     let (id, mut next) = match target {
-        Target::Load(id) => (id.to_owned(), None),
-        Target::Fetched(stored) => (stored.id.clone(), Some(Loaded::decode(stored)?)),
+        Target::Load(id) => (id.clone(), None),
+        Target::Fetched(stored) => {
+            let loaded = Loaded::decode(stored)?;
+            (loaded.id.clone(), Some(loaded))
+        }
         Target::New(loaded) => (loaded.id.clone(), Some(loaded)),
     };
     // Who acted in the attempt that may have landed (its connections are not told).
@@ -382,7 +397,7 @@ where
             Ok(()) => {
                 metrics::record(Metric::ActionsApplied(added));
                 if let Some(planned) = loaded.planned.take() {
-                    super::bots::landed::landed_plan(&id, planned);
+                    super::bots::landed::landed_plan(id.as_str(), planned);
                 }
                 loaded.loaded_version = loaded.room.version();
                 loaded.indexed_due = stored.due.or(loaded.indexed_due);
@@ -443,7 +458,7 @@ async fn announce(announcer: &dyn Announcer, loaded: &Loaded, now: Millis) {
         }
     };
     announcer
-        .saved(&loaded.id, loaded.room.version(), &tell)
+        .saved(loaded.id.as_str(), loaded.room.version(), &tell)
         .await;
 }
 

@@ -1,7 +1,7 @@
 //! Taking seats: creating a room (its creator becomes host) and joining one.
 
 use madang_core::baduk::{Baduk, BadukOptions};
-use madang_core::room::{AnyRoom, PlayerName, Room, TokenHash};
+use madang_core::room::{AnyRoom, PlayerName, Room, RoomId, TokenHash};
 use madang_core::yut::{Yut, YutOptions};
 use madang_core::{Game, GameRng, Millis, PlayerId, with_room};
 use madang_infra::RoomStore;
@@ -62,8 +62,13 @@ pub(crate) fn new_token() -> Result<(String, TokenHash), ApiError> {
 
 /// A new room id: 128 random bits — room ids are links people share, so they must not be
 /// guessable.
-pub(crate) fn new_room_id() -> Result<String, ApiError> {
-    Ok(base64url(&random_bytes::<16>()?))
+pub(crate) fn new_room_id() -> Result<RoomId, ApiError> {
+    made_room_id(&base64url(&random_bytes::<16>()?))
+}
+
+/// An id the service made (128 bits in base64url: always a room id's shape) as a [`RoomId`].
+pub(crate) fn made_room_id(text: &str) -> Result<RoomId, ApiError> {
+    RoomId::parse(text).ok_or_else(|| ApiError::Internal("a made room id is not a room id".into()))
 }
 
 fn open<G: Game>(
@@ -103,8 +108,8 @@ pub async fn create_room<S: RoomStore>(app: &App<S>, new: NewRoom) -> Result<Sea
     let id = new_room_id()?;
     let name = new.name.into_string();
     let (room, host) = match new.options {
-        RoomOptions::Yut(o) => open::<Yut>(id.clone(), name, hash, o, rng, now)?,
-        RoomOptions::Baduk(o) => open::<Baduk>(id.clone(), name, hash, o, rng, now)?,
+        RoomOptions::Yut(o) => open::<Yut>(id.to_string(), name, hash, o, rng, now)?,
+        RoomOptions::Baduk(o) => open::<Baduk>(id.to_string(), name, hash, o, rng, now)?,
     };
     let loaded = Loaded::new_room(id.clone(), room, host.clone(), now);
     let saved = transact(
@@ -118,7 +123,7 @@ pub async fn create_room<S: RoomStore>(app: &App<S>, new: NewRoom) -> Result<Sea
     )
     .await?;
     Ok(Seated {
-        room_id: id,
+        room_id: id.to_string(),
         room: saved.loaded.view(Some(&host), saved.now)?,
         player_id: host,
         token,
@@ -146,7 +151,7 @@ pub const MIN_JOIN_KEY_CHARS: usize = 32;
 /// attempt took (`replayed`), never a second one.
 pub async fn join_room<S: RoomStore>(
     app: &App<S>,
-    id: &str,
+    id: &RoomId,
     name: PlayerName,
     bar: u64,
     key: Option<&str>,
@@ -160,7 +165,7 @@ pub async fn join_room<S: RoomStore>(
                 "참가 요청의 Idempotency-Key는 {MIN_JOIN_KEY_CHARS}자 이상이어야 해요."
             )));
         }
-        Some(key) => keyed_token(id, key),
+        Some(key) => keyed_token(id.as_str(), key),
         None => new_token()?,
     };
     let mut replayed = false;
@@ -184,7 +189,7 @@ pub async fn join_room<S: RoomStore>(
     )
     .await?;
     let seated = Seated {
-        room_id: id.to_owned(),
+        room_id: id.to_string(),
         room: saved.loaded.view(Some(&saved.outcome), saved.now)?,
         player_id: saved.outcome,
         token,

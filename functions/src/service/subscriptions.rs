@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use madang_core::room::{PushSubscription, TokenHash};
+use madang_core::room::{PushSubscription, RoomId, TokenHash};
 use madang_core::with_room;
 use madang_infra::RoomStore;
 
@@ -33,7 +33,7 @@ fn push_of<S>(app: &App<S>) -> Result<Arc<Push>, ApiError> {
 /// service's or the keys do not read.
 pub async fn subscribe<S: RoomStore>(
     app: &App<S>,
-    id: &str,
+    id: &RoomId,
     token: &TokenHash,
     sub: Subscription,
 ) -> Result<(), ApiError> {
@@ -72,7 +72,7 @@ pub async fn subscribe<S: RoomStore>(
 /// Drops the subscription at `endpoint` of `token`'s holder (nothing to drop is no error).
 pub async fn unsubscribe<S: RoomStore>(
     app: &App<S>,
-    id: &str,
+    id: &RoomId,
     token: &TokenHash,
     endpoint: &str,
 ) -> Result<(), ApiError> {

@@ -23,6 +23,7 @@ use aws_credential_types::provider::{ProvideCredentials, SharedCredentialsProvid
 use aws_sigv4::http_request::{SignableBody, SignableRequest, SigningSettings, sign};
 use aws_sigv4::sign::v4;
 use madang_core::Millis;
+use madang_core::room::RoomId;
 
 use super::{Cue, Cued, Thinker};
 use crate::clock::ServerClock;
@@ -126,26 +127,26 @@ impl LambdaThinker {
 }
 
 impl Thinker for LambdaThinker {
-    fn due<'a>(&'a self, id: &'a str, at: Millis, cue: Cue) -> Cued<'a> {
+    fn due<'a>(&'a self, id: &'a RoomId, at: Millis, cue: Cue) -> Cued<'a> {
         Box::pin(async move {
-            if cue == Cue::Seen && !self.backstop(id, at) {
+            if cue == Cue::Seen && !self.backstop(id.as_str(), at) {
                 return;
             }
             let event = BotEvent {
-                room_id: id.to_owned(),
+                room_id: id.to_string(),
                 review: false,
             };
-            self.invoke(id, &event).await;
+            self.invoke(id.as_str(), &event).await;
         })
     }
 
-    fn review<'a>(&'a self, id: &'a str) -> Cued<'a> {
+    fn review<'a>(&'a self, id: &'a RoomId) -> Cued<'a> {
         Box::pin(async move {
             let event = BotEvent {
-                room_id: id.to_owned(),
+                room_id: id.to_string(),
                 review: true,
             };
-            self.invoke(id, &event).await;
+            self.invoke(id.as_str(), &event).await;
         })
     }
 }

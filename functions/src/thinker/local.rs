@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use madang_core::Millis;
+use madang_core::room::RoomId;
 use madang_infra::RoomStore;
 use tokio::sync::{Notify, Semaphore};
 
@@ -42,7 +43,7 @@ pub struct LocalThinker<S> {
 }
 
 /// The rooms that have a task, each with its bell.
-type Rooms = Arc<Mutex<HashMap<String, Arc<Bell>>>>;
+type Rooms = Arc<Mutex<HashMap<RoomId, Arc<Bell>>>>;
 
 /// What a cue rings: wakes a waiting task, and tells a task about to stop that it may not.
 #[derive(Debug, Default)]
@@ -105,16 +106,16 @@ impl<S: RoomStore> LocalThinker<S> {
 }
 
 impl<S: RoomStore> Thinker for LocalThinker<S> {
-    fn due<'a>(&'a self, id: &'a str, _at: Millis, _cue: Cue) -> Cued<'a> {
+    fn due<'a>(&'a self, id: &'a RoomId, _at: Millis, _cue: Cue) -> Cued<'a> {
         self.cue(id);
         Box::pin(std::future::ready(()))
     }
 
-    fn review<'a>(&'a self, id: &'a str) -> Cued<'a> {
+    fn review<'a>(&'a self, id: &'a RoomId) -> Cued<'a> {
         // On the same bounded pool as the searches: a review waits for a thread like a move.
         let (store, clock, threads) =
             (self.store.clone(), self.clock.clone(), self.threads.clone());
-        let id = id.to_owned();
+        let id = id.clone();
         tokio::spawn(async move {
             let Ok(_permit) = threads.acquire_owned().await else {
                 return;
@@ -132,7 +133,7 @@ impl<S: RoomStore> Thinker for LocalThinker<S> {
 }
 
 impl<S: RoomStore> LocalThinker<S> {
-    fn cue(&self, id: &str) {
+    fn cue(&self, id: &RoomId) {
         // The map's lock orders every cue against a task's decision to stop (see `run`): a cue
         // either finds the task and rings its bell, or comes after the task left and starts a
         // new one. So no move is ever left unmade, and no room ever has two tasks.
@@ -145,7 +146,7 @@ impl<S: RoomStore> LocalThinker<S> {
             return;
         }
         let bell = Arc::new(Bell::default());
-        rooms.insert(id.to_owned(), bell.clone());
+        rooms.insert(id.clone(), bell.clone());
         drop(rooms);
         let task = RoomTask {
             store: self.store.clone(),
@@ -154,7 +155,7 @@ impl<S: RoomStore> LocalThinker<S> {
             threads: self.threads.clone(),
             push: self.push.clone(),
             rooms: self.rooms.clone(),
-            id: id.to_owned(),
+            id: id.clone(),
             bell,
         };
         tokio::spawn(task.run());
@@ -169,7 +170,7 @@ struct RoomTask<S> {
     threads: Arc<Semaphore>,
     push: PushSlot,
     rooms: Rooms,
-    id: String,
+    id: RoomId,
     bell: Arc<Bell>,
 }
 

@@ -490,6 +490,7 @@ async fn join_leave_and_kick_cycles_leave_one_presence_entry_per_player() {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_millis() as u64;
+    let room = madang_core::room::RoomId::parse(&room).expect("a room id");
     let loaded = store.load(&room, now).await.unwrap();
     let mut present: Vec<&String> = loaded.presence.keys().collect();
     present.sort();

@@ -25,6 +25,7 @@ use aws_sdk_dynamodb::primitives::Blob;
 use aws_sdk_dynamodb::types::{
     AttributeValue, BillingMode, KeyType, ScalarAttributeType, TimeToLiveSpecification,
 };
+use madang_core::room::RoomId;
 
 use super::capacity::Call;
 use super::item::{Item, number, ttl_seconds};
@@ -130,11 +131,13 @@ impl DynamoStore {
 }
 
 impl ChatStore for DynamoStore {
-    async fn chat_latest(&self, room: &str) -> Result<Option<StoredChat>, StoreError> {
+    async fn chat_latest(&self, room: &RoomId) -> Result<Option<StoredChat>, StoreError> {
+        let room = room.as_str();
         Ok(self.query_chat(room, 0, 1).await?.pop())
     }
 
-    async fn chat_append(&self, room: &str, record: &StoredChat) -> Result<(), StoreError> {
+    async fn chat_append(&self, room: &RoomId, record: &StoredChat) -> Result<(), StoreError> {
+        let room = room.as_str();
         let stamp = super::new_stamp()?;
         let put = self
             .client
@@ -190,10 +193,11 @@ impl ChatStore for DynamoStore {
 
     async fn chat_after(
         &self,
-        room: &str,
+        room: &RoomId,
         after: u64,
         limit: usize,
     ) -> Result<Vec<StoredChat>, StoreError> {
+        let room = room.as_str();
         let mut records = self.query_chat(room, after, limit).await?;
         records.reverse();
         Ok(records)

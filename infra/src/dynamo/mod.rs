@@ -36,6 +36,7 @@ use aws_sdk_dynamodb::types::{
     AttributeValue, ReturnConsumedCapacity, ReturnValue, ReturnValuesOnConditionCheckFailure,
 };
 use madang_core::Millis;
+use madang_core::room::RoomId;
 use tokio::task::JoinSet;
 
 pub use capacity::{CapacityMeter, CapacityReport};
@@ -479,7 +480,8 @@ impl RoomStore for DynamoStore {
         self.create_stamped(room, new_stamp()?).await
     }
 
-    async fn load(&self, id: &str, now: Millis) -> Result<StoredRoom, StoreError> {
+    async fn load(&self, id: &RoomId, now: Millis) -> Result<StoredRoom, StoreError> {
+        let id = id.as_str();
         // TTL deletes expired items only eventually (up to days later), so expiry is enforced
         // here on every read.
         match self.read(id, true).await? {
@@ -492,7 +494,7 @@ impl RoomStore for DynamoStore {
         self.save_stamped(room, expected, new_stamp()?).await
     }
 
-    async fn due_rooms(&self, now: Millis, limit: usize) -> Result<Vec<String>, StoreError> {
+    async fn due_rooms(&self, now: Millis, limit: usize) -> Result<Vec<RoomId>, StoreError> {
         if limit == 0 {
             return Ok(Vec::new());
         }
@@ -510,10 +512,19 @@ impl RoomStore for DynamoStore {
         }
         due.sort_unstable();
         due.truncate(limit);
-        Ok(due.into_iter().map(|(_, id)| id).collect())
+        // Every stored id went in as a `RoomId`.
+        Ok(due
+            .into_iter()
+            .filter_map(|(_, id)| RoomId::parse(&id))
+            .collect())
     }
 
-    async fn load_review(&self, id: &str, now: Millis) -> Result<Option<KeptReview>, StoreError> {
+    async fn load_review(
+        &self,
+        id: &RoomId,
+        now: Millis,
+    ) -> Result<Option<KeptReview>, StoreError> {
+        let id = id.as_str();
         let out = self
             .client
             .get_item()
@@ -542,10 +553,11 @@ impl RoomStore for DynamoStore {
 
     async fn claim_review(
         &self,
-        id: &str,
+        id: &RoomId,
         now: Millis,
         expires_at: Millis,
     ) -> Result<bool, StoreError> {
+        let id = id.as_str();
         // One conditional put: no item, an expired one, or a stale claim without a review.
         let sent = self
             .client
@@ -590,10 +602,11 @@ impl RoomStore for DynamoStore {
 
     async fn save_review(
         &self,
-        id: &str,
+        id: &RoomId,
         review: &str,
         expires_at: Millis,
     ) -> Result<(), StoreError> {
+        let id = id.as_str();
         let out = self
             .client
             .put_item()
@@ -612,10 +625,11 @@ impl RoomStore for DynamoStore {
 
     async fn reindex(
         &self,
-        id: &str,
+        id: &RoomId,
         expected: u64,
         due: Option<Millis>,
     ) -> Result<(), StoreError> {
+        let id = id.as_str();
         // The exact time, earlier or later: only the sweeper calls this, after finding that the
         // room at `expected` has nothing to fire yet. The version stays; the condition on it
         // keeps a stale sweeper from undoing a save's index write.
@@ -661,7 +675,8 @@ impl RoomStore for DynamoStore {
         }
     }
 
-    async fn keep_plan(&self, id: &str, expected: u64, plan: &[u8]) -> Result<(), StoreError> {
+    async fn keep_plan(&self, id: &RoomId, expected: u64, plan: &[u8]) -> Result<(), StoreError> {
+        let id = id.as_str();
         // One attribute set, conditional on the version: the body, the index and presence stay.
         let values = std::collections::HashMap::from([
             (":expected".to_owned(), item::number(expected)),
@@ -700,10 +715,11 @@ impl RoomStore for DynamoStore {
 
     async fn wait_for_change(
         &self,
-        id: &str,
+        id: &RoomId,
         after: u64,
         timeout: Duration,
     ) -> Result<Option<StoredRoom>, StoreError> {
+        let id = id.as_str();
         // No notifications from DynamoDB short of streams, so poll with eventually consistent
         // reads (half price) at a fixed step; a read that lags a save is caught by the next one.
         let deadline = tokio::time::Instant::now() + timeout;
@@ -722,7 +738,8 @@ impl RoomStore for DynamoStore {
         }
     }
 
-    async fn touch(&self, id: &str, player: &str, now: Millis) -> Result<(), StoreError> {
+    async fn touch(&self, id: &RoomId, player: &str, now: Millis) -> Result<(), StoreError> {
+        let id = id.as_str();
         // Only this player's entry of `p`: no version, no body, so a touch never conflicts with
         // a save, and a save (which never writes `p`) never undoes a touch. The player id is a
         // name placeholder because ids may hold characters a document path cannot. The entry
@@ -767,7 +784,8 @@ impl RoomStore for DynamoStore {
         }
     }
 
-    async fn peek(&self, id: &str, now: Millis) -> Result<StoredRoom, StoreError> {
+    async fn peek(&self, id: &RoomId, now: Millis) -> Result<StoredRoom, StoreError> {
+        let id = id.as_str();
         match self.read(id, false).await? {
             Some(room) if room.expires_at > now => Ok(room),
             _ => Err(StoreError::NotFound),

@@ -2,6 +2,7 @@
 //! writer connection (a chat append takes microseconds under the lock) but never touching the
 //! `rooms` table or its cache, so a message never changes a room's version.
 
+use madang_core::room::RoomId;
 use rusqlite::{Connection, params};
 
 use super::{EmbeddedStore, int, uint, unavailable};
@@ -28,7 +29,8 @@ pub(super) fn purge_room(conn: &Connection, room: &str) -> Result<(), StoreError
 }
 
 impl ChatStore for EmbeddedStore {
-    async fn chat_latest(&self, room: &str) -> Result<Option<StoredChat>, StoreError> {
+    async fn chat_latest(&self, room: &RoomId) -> Result<Option<StoredChat>, StoreError> {
+        let room = room.as_str();
         let conn = self.conn();
         let mut rows = Self::chat_rows(
             &conn,
@@ -40,7 +42,8 @@ impl ChatStore for EmbeddedStore {
         Ok(rows.pop())
     }
 
-    async fn chat_append(&self, room: &str, record: &StoredChat) -> Result<(), StoreError> {
+    async fn chat_append(&self, room: &RoomId, record: &StoredChat) -> Result<(), StoreError> {
+        let room = room.as_str();
         let mut conn = self.conn();
         let tx = conn.transaction().map_err(unavailable)?;
         // Only for a room that exists: a stray row would outlive every purge.
@@ -80,10 +83,11 @@ impl ChatStore for EmbeddedStore {
 
     async fn chat_after(
         &self,
-        room: &str,
+        room: &RoomId,
         after: u64,
         limit: usize,
     ) -> Result<Vec<StoredChat>, StoreError> {
+        let room = room.as_str();
         // The reader connection: a poll never waits for the writer lock (WAL readers see the
         // last commit).
         let conn = self.reader();

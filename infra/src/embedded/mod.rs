@@ -59,6 +59,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use madang_core::Millis;
+use madang_core::room::RoomId;
 use rusqlite::{Connection, OptionalExtension, params};
 
 pub mod cache;
@@ -415,7 +416,8 @@ impl RoomStore for EmbeddedStore {
         Ok(())
     }
 
-    async fn load(&self, id: &str, now: Millis) -> Result<StoredRoom, StoreError> {
+    async fn load(&self, id: &RoomId, now: Millis) -> Result<StoredRoom, StoreError> {
+        let id = id.as_str();
         match self.read(id)? {
             Some(room) if room.expires_at > now => Ok(room),
             _ => Err(StoreError::NotFound),
@@ -446,26 +448,30 @@ impl RoomStore for EmbeddedStore {
         Ok(())
     }
 
-    async fn due_rooms(&self, now: Millis, limit: usize) -> Result<Vec<String>, StoreError> {
+    async fn due_rooms(&self, now: Millis, limit: usize) -> Result<Vec<RoomId>, StoreError> {
         let conn = self.reader();
         let mut st = conn
             .prepare_cached(
                 "SELECT id FROM rooms WHERE due IS NOT NULL AND due <= ?1 ORDER BY due LIMIT ?2",
             )
             .map_err(unavailable)?;
-        st.query_map(params![int(now), int(limit as u64)], |r| {
-            r.get::<_, String>(0)
-        })
-        .and_then(|rows| rows.collect())
-        .map_err(unavailable)
+        let ids: Vec<String> = st
+            .query_map(params![int(now), int(limit as u64)], |r| {
+                r.get::<_, String>(0)
+            })
+            .and_then(|rows| rows.collect())
+            .map_err(unavailable)?;
+        // Every stored id went in as a `RoomId`.
+        Ok(ids.iter().filter_map(|id| RoomId::parse(id)).collect())
     }
 
     async fn reindex(
         &self,
-        id: &str,
+        id: &RoomId,
         expected: u64,
         due: Option<Millis>,
     ) -> Result<(), StoreError> {
+        let id = id.as_str();
         let conn = self.conn();
         let updated = conn
             .execute(
@@ -483,7 +489,8 @@ impl RoomStore for EmbeddedStore {
         Ok(())
     }
 
-    async fn keep_plan(&self, id: &str, expected: u64, plan: &[u8]) -> Result<(), StoreError> {
+    async fn keep_plan(&self, id: &RoomId, expected: u64, plan: &[u8]) -> Result<(), StoreError> {
+        let id = id.as_str();
         // Under the writer lock, like `reindex`: the cache follows before any later write.
         let conn = self.conn();
         let updated = conn
@@ -509,10 +516,11 @@ impl RoomStore for EmbeddedStore {
 
     async fn wait_for_change(
         &self,
-        id: &str,
+        id: &RoomId,
         after: u64,
         timeout: Duration,
     ) -> Result<Option<StoredRoom>, StoreError> {
+        let id = id.as_str();
         // Subscribe first, read second: a save landing in between still wakes us.
         let mut rx = self.notifier.subscribe(id);
         let deadline = tokio::time::Instant::now() + timeout;
@@ -530,7 +538,12 @@ impl RoomStore for EmbeddedStore {
         }
     }
 
-    async fn load_review(&self, id: &str, now: Millis) -> Result<Option<KeptReview>, StoreError> {
+    async fn load_review(
+        &self,
+        id: &RoomId,
+        now: Millis,
+    ) -> Result<Option<KeptReview>, StoreError> {
+        let id = id.as_str();
         let row: Option<(Option<String>, i64)> = self
             .conn()
             .query_row(
@@ -548,10 +561,11 @@ impl RoomStore for EmbeddedStore {
 
     async fn claim_review(
         &self,
-        id: &str,
+        id: &RoomId,
         now: Millis,
         expires_at: Millis,
     ) -> Result<bool, StoreError> {
+        let id = id.as_str();
         // One conditional statement: a new row, or a row that expired, or a stale claim.
         let changed = self
             .conn()
@@ -574,10 +588,11 @@ impl RoomStore for EmbeddedStore {
 
     async fn save_review(
         &self,
-        id: &str,
+        id: &RoomId,
         review: &str,
         expires_at: Millis,
     ) -> Result<(), StoreError> {
+        let id = id.as_str();
         self.conn()
             .execute(
                 "INSERT INTO reviews (room, body, claimed_at, expires_at) VALUES (?1, ?2, 0, ?3)
@@ -589,7 +604,8 @@ impl RoomStore for EmbeddedStore {
         Ok(())
     }
 
-    async fn touch(&self, id: &str, player: &str, now: Millis) -> Result<(), StoreError> {
+    async fn touch(&self, id: &RoomId, player: &str, now: Millis) -> Result<(), StoreError> {
+        let id = id.as_str();
         let conn = self.conn();
         // Only for a room that exists: a stray row would outlive every purge.
         let changed = conn

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use madang_core::Millis;
+use madang_core::room::RoomId;
 use madang_infra::contract::{fresh_id, sample};
 use madang_infra::dynamo::capacity::{CapacityMeter, CapacityReport};
 use madang_infra::dynamo::ensure_table;
@@ -28,12 +29,12 @@ async fn store(var: &str, tag: &str) -> (DynamoStore, Arc<CapacityMeter>) {
 }
 
 /// The room's item exactly as stored.
-async fn raw(store: &DynamoStore, id: &str) -> Item {
+async fn raw(store: &DynamoStore, id: &RoomId) -> Item {
     store
         .client()
         .get_item()
         .table_name(store.table())
-        .key("id", AttributeValue::S(id.to_owned()))
+        .key("id", AttributeValue::S(id.to_string()))
         .consistent_read(true)
         .send()
         .await
@@ -429,7 +430,7 @@ on_both_emulators! {
             .client()
             .get_item()
             .table_name(store.chat_table())
-            .key("r", AttributeValue::S(id.clone()))
+            .key("r", AttributeValue::S(id.to_string()))
             .key("q", AttributeValue::N("1".into()))
             .consistent_read(true)
             .send()

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use madang_core::room::RoomId;
 use madang_infra::contract::{fresh_id, run, sample};
 use madang_infra::embedded::PURGE_GRAIN_MS;
 use madang_infra::{EmbeddedStore, RoomStore};
@@ -66,11 +67,13 @@ async fn the_room_cache_stays_within_its_bound() {
     let first = fresh_id("lru-first");
     store.create(&sample(&first, 1, None)).await.unwrap();
     let over = madang_infra::embedded::CACHED_ROOMS + 50;
+    let mut zeroth = None;
     for i in 0..over {
-        store
-            .create(&sample(&format!("{first}-{i}"), 1, None))
-            .await
-            .unwrap();
+        let id = fresh_id("lru");
+        store.create(&sample(&id, 1, None)).await.unwrap();
+        if i == 0 {
+            zeroth = Some(id);
+        }
         if i % 1_000 == 0 {
             // Keep the first room in use: least recently used is not least recently created.
             store.load(&first, 0).await.unwrap();
@@ -80,7 +83,11 @@ async fn the_room_cache_stays_within_its_bound() {
     assert_eq!(store.cached_rooms(), madang_infra::embedded::CACHED_ROOMS);
     // Every room still loads (evicted ones from the file), the first one without a miss.
     assert_eq!(
-        store.load(&format!("{first}-0"), 0).await.unwrap().version,
+        store
+            .load(zeroth.as_ref().unwrap(), 0)
+            .await
+            .unwrap()
+            .version,
         1
     );
     assert_eq!(store.load(&first, 0).await.unwrap().version, 1);
@@ -129,7 +136,7 @@ async fn a_file_from_before_purge_after_is_migrated() {
         .unwrap();
         old.execute(
             "INSERT INTO rooms VALUES (?1, 3, x'00', NULL, 5000)",
-            rusqlite::params![id],
+            rusqlite::params![id.as_str()],
         )
         .unwrap();
     }
@@ -184,7 +191,7 @@ async fn chat_goes_with_its_room() {
 async fn saves_committed_together_act_as_one_after_the_other_and_stay() {
     const ROOMS: usize = 200;
     let path = temp_db("group-commit");
-    let ids: Vec<String> = (0..ROOMS).map(|_| fresh_id("group")).collect();
+    let ids: Vec<RoomId> = (0..ROOMS).map(|_| fresh_id("group")).collect();
     let winners = {
         let store = Arc::new(EmbeddedStore::open(&path).unwrap());
         for id in &ids {
@@ -233,7 +240,7 @@ async fn saves_committed_together_act_as_one_after_the_other_and_stay() {
     let store = EmbeddedStore::open(&path).unwrap();
     for id in &ids {
         let room = store.load(id, 0).await.unwrap();
-        assert_eq!((room.version, &room.body), (2, &winners[id]));
+        assert_eq!((room.version, &room.body), (2, &winners[id.as_str()]));
     }
 }
 
@@ -275,7 +282,7 @@ async fn a_batch_with_a_failing_save_lands_none_of_its_saves_and_answers_each_un
     // The writer goes on after a failed batch: a refused save, sent again, lands.
     let retried = refused
         .iter()
-        .find(|id| !id.starts_with("poison-"))
+        .find(|id| !id.as_str().starts_with("poison-"))
         .unwrap()
         .clone();
     store
@@ -299,7 +306,7 @@ async fn a_batch_with_a_failing_save_lands_none_of_its_saves_and_answers_each_un
 async fn poisoned_round(
     store: &Arc<EmbeddedStore>,
     outside: &rusqlite::Connection,
-) -> (Vec<String>, Vec<String>) {
+) -> (Vec<RoomId>, Vec<RoomId>) {
     use std::future::Future;
     use std::pin::Pin;
     use std::task::{Context, Waker};
@@ -307,7 +314,7 @@ async fn poisoned_round(
     type Saving = Pin<Box<dyn Future<Output = Result<(), madang_infra::StoreError>> + Send>>;
 
     let poison = fresh_id("poison");
-    let ids: Vec<String> = (0..32)
+    let ids: Vec<RoomId> = (0..32)
         .map(|_| fresh_id("batch"))
         .chain([poison.clone()])
         .collect();
@@ -319,7 +326,7 @@ async fn poisoned_round(
     outside.execute_batch("BEGIN IMMEDIATE").unwrap();
     // Each save queues itself on its first poll (before its first await), so polling each once
     // puts all of them in the writer's queue in this order.
-    let mut saving: Vec<(String, Saving)> = Vec::new();
+    let mut saving: Vec<(RoomId, Saving)> = Vec::new();
     for id in &ids {
         let store = store.clone();
         let room = sample(id, 2, None);
