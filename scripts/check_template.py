@@ -48,9 +48,9 @@ FUNCTIONS = {
     "BotFunction": ("bot", 120),  # one room's computer players, invoked asynchronously
 }
 # Issue 28: every write is narrowed by dynamodb:LeadingKeys to the keys the function writes.
-# A room's key is its id, RoomId::LEN characters (functions/src/api/ids.rs): that many `?`s. The
+# A room's key is its id, RoomId::LEN characters (core/src/room/id.rs): that many `?`s. The
 # live registry's keys start with the prefixes of infra/src/live_registry.rs.
-IDS_RS = ROOT / "functions" / "src" / "api" / "ids.rs"
+IDS_RS = ROOT / "core" / "src" / "room" / "id.rs"
 LIVE_REGISTRY_RS = ROOT / "infra" / "src" / "live_registry.rs"
 # The 바둑 review's item key prefix (`#review#{roomId}`, infra/src/dynamo/mod.rs).
 DYNAMO_RS = ROOT / "infra" / "src" / "dynamo" / "mod.rs"
